@@ -1,0 +1,11 @@
+"""maskdiff_solutions: the instructors' half of the maskdiff course.
+
+Reference implementations (`schedule`, `toy`, ...), the hidden checks that graded notebooks call
+(`grading`), exact statistical tests (`stats`) and the course tooling (`course`: release, grade, demo).
+Students never get this package; hidden test cells import it during autograding.
+"""
+from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
+from .toy import MASK, VOCAB, Decode, Encode
+
+__version__ = "0.1.0"
+__all__ = ["ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK", "VOCAB", "Decode", "Encode"]

@@ -1,0 +1,1 @@
+"""Course tooling for instructors: release the assignment, grade submissions, run the demo."""

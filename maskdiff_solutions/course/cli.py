@@ -1,0 +1,39 @@
+"""python -m maskdiff_solutions {release,grade,demo}: the instructor's command line."""
+import argparse
+import sys
+import time
+
+from .layout import Course
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m maskdiff_solutions", description=__doc__)
+    parser.add_argument("--course-dir", help="course root (holds nbgrader_config.py); default: here")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("release", help="regenerate release/ from source/ through nbgrader")
+    grade = commands.add_parser("grade", help="autograde DIR/<student>/*.ipynb, feedback, grades.csv")
+    grade.add_argument("submissions", help="folder with one sub-folder of notebooks per student")
+    grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db "
+                                           "and grades.csv go (default: the course root)")
+    demo = commands.add_parser("demo", help="grade three sample submissions offline, print scores")
+    demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
+    args = parser.parse_args(argv)
+
+    course = Course.load(args.course_dir) if args.course_dir else Course.find()
+    started = time.perf_counter()
+    if args.command == "release":
+        from .release import release
+        for path in release(course):
+            print(f"wrote {path.relative_to(course.root)}")
+        status = 0
+    elif args.command == "grade":
+        from .grade import grade, print_table
+        report = grade(course, args.submissions, args.workspace)
+        print_table(report.rows)
+        print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}")
+        status = 0 if all(row.status != "failed" for row in report.rows) else 1
+    else:
+        from .demo import demo
+        status = demo(course, args.workspace)
+    print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
+    return status

@@ -1,0 +1,104 @@
+"""`demo`: three sample submissions graded offline, each expected to get the score it deserves.
+
+- reference: every answer cell filled with the source notebook's solution -> full autograded marks;
+- untouched: the release notebooks as handed out -> no autograded marks;
+- buggy: the reference with one realistic bug from the mutant catalog -> partial marks.
+"""
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from . import notebooks
+from .grade import grade, print_table
+
+DEMO_BUG = ("ForwardMaskFast", "uses alpha_bar[t-1]")
+
+
+def solved(source_nb, release_nb):
+    """The release notebook with each answer cell replaced by the source's solution."""
+    answers = {notebooks.grade_id(cell): notebooks.without_markers(cell.source)
+               for cell in source_nb.cells if notebooks.is_solution(cell)}
+    for cell in release_nb.cells:
+        if notebooks.is_solution(cell):
+            cell.source = answers[notebooks.grade_id(cell)]
+    return release_nb
+
+
+def with_answer(nb, grade_id, source):
+    for cell in nb.cells:
+        if notebooks.grade_id(cell) == grade_id:
+            cell.source = source.strip("\n")
+            return nb
+    raise KeyError(f"no cell with grade_id {grade_id!r}")
+
+
+def load_mutant(course, function, name):
+    """The demo's bug comes from the course's own mutant catalog (tests/mutants)."""
+    init = course.root / "tests" / "mutants" / "__init__.py"
+    if not init.is_file():
+        raise FileNotFoundError(f"the mutant catalog {init} is missing; the demo needs the repository")
+    spec = importlib.util.spec_from_file_location("maskdiff_mutants", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for mutant in module.catalog():
+        if (mutant.function, mutant.name) == (function, name):
+            return mutant
+    raise KeyError(f"no mutant {name!r} of {function} in the catalog")
+
+
+def build_submissions(course, folder):
+    """folder/<student>/<notebook>.ipynb for the three demo students."""
+    bug = load_mutant(course, *DEMO_BUG)
+    for name in course.notebooks():
+        source_nb = notebooks.read(course.source_dir / name)
+        variants = {
+            "reference": solved(source_nb, notebooks.read(course.release_dir / name)),
+            "untouched": notebooks.read(course.release_dir / name),
+        }
+        buggy = solved(source_nb, notebooks.read(course.release_dir / name))
+        if any(notebooks.grade_id(cell) == bug.function for cell in buggy.cells):
+            buggy = with_answer(buggy, bug.function, bug.source)
+        variants["buggy"] = buggy
+        for student, nb in variants.items():
+            (Path(folder) / student).mkdir(parents=True, exist_ok=True)
+            notebooks.write(nb, Path(folder) / student / name)
+    return bug
+
+
+def expected_outcome(rows):
+    """True when reference has full marks, untouched none and buggy something in between."""
+    total = {}
+    for row in rows:
+        got, best = total.get(row.student, (0.0, 0.0))
+        total[row.student] = (got + row.auto_score, best + row.auto_max)
+    ref, untouched, buggy = (total.get(s, (0.0, 0.0)) for s in ("reference", "untouched", "buggy"))
+    return (ref[1] > 0 and ref[0] == ref[1] and untouched[0] == 0
+            and 0 < buggy[0] < buggy[1]), total
+
+
+def demo(course, workspace=None):
+    scratch = None
+    if workspace is None:
+        scratch = tempfile.mkdtemp(prefix="maskdiff-demo-")
+        workspace = scratch
+    workspace = Path(workspace).resolve()
+    try:
+        submissions = workspace / "collected"
+        shutil.rmtree(submissions, ignore_errors=True)
+        bug = build_submissions(course, submissions)
+        print(f"demo: grading 3 submissions in {workspace} (buggy one: {bug.function}, {bug.name})")
+        report = grade(course, submissions, workspace)
+        print_table(report.rows)
+        ok, total = expected_outcome(report.rows)
+        for student, (got, best) in total.items():
+            print(f"{student:<10} {got:g} / {best:g} autograded points")
+        print("demo: every submission got the score it deserves" if ok
+              else "demo: UNEXPECTED SCORES (see the table above)")
+        return 0 if ok else 1
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,86 @@
+"""Reading and writing notebooks, and the nbgrader markers inside their cells."""
+import re
+
+import nbformat
+
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+BADGE_MARKER = "<!-- colab-badge -->"
+BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def write(nb, path):
+    """nbformat's own layout (sorted keys, indent 1) plus a final newline: byte-stable output."""
+    text = nbformat.writes(nb)
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text if text.endswith("\n") else text + "\n")
+
+
+def nbgrader(cell):
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def grade_id(cell):
+    return nbgrader(cell).get("grade_id")
+
+
+def is_solution(cell):
+    return bool(nbgrader(cell).get("solution"))
+
+
+def is_test(cell):
+    meta = nbgrader(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
+
+
+def is_manual(cell):
+    """An answer graded by a person: a solution cell that also carries points."""
+    meta = nbgrader(cell)
+    return bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
+def regions(source, begin, end):
+    """The lines strictly between each begin/end marker pair."""
+    found, inside = [], None
+    for line in source.splitlines():
+        if begin in line:
+            inside = []
+        elif end in line and inside is not None:
+            found.append("\n".join(inside))
+            inside = None
+        elif inside is not None:
+            inside.append(line)
+    return found
+
+
+def without_markers(source):
+    """A solution cell as a student who solved it would submit it: the marker lines removed."""
+    kept = [line for line in source.splitlines()
+            if BEGIN_SOLUTION not in line and END_SOLUTION not in line]
+    return "\n".join(kept)
+
+
+def defined_functions(source):
+    return re.findall(r"^def\s+(\w+)\s*\(", source, flags=re.MULTILINE)
+
+
+def hidden_check_names(source):
+    """The names a test cell passes to grading.run(...)."""
+    return re.findall(r"grading\.run\(\s*[\"']([^\"']+)[\"']", source)
+
+
+def badge(url):
+    return f"{BADGE_MARKER}\n[![Open In Colab]({BADGE_IMAGE})]({url})"
+
+
+def insert_badge(nb, url):
+    """Put the Open-in-Colab badge where the source notebook has the marker (once)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and BADGE_MARKER in cell.source:
+            cell.source = re.sub(re.escape(BADGE_MARKER) + r"(\n\[!\[Open In Colab\][^\n]*)?",
+                                 lambda _: badge(url), cell.source, count=1)
+    return nb

@@ -1,0 +1,138 @@
+"""Hidden checks for notebook 01: MakeSchedule, ForwardMask and ForwardMaskFast.
+
+Every check feeds the student's function reference inputs (our schedule, our sentence), so a bug in
+one function is charged once, in that function's own checks.
+"""
+import torch
+
+from .. import stats
+from ..schedule import MakeSchedule as reference_schedule
+from ..toy import MASK, SCHRODINGER, Encode
+from .core import ALPHA, Failure, call, check, expect, vector
+
+X_0 = Encode(SCHRODINGER)
+L = X_0.numel()
+
+
+@check("MakeSchedule")
+def schedule_values(MakeSchedule):
+    for T in (1, 2, 7, 50, 200):
+        out = call(MakeSchedule, T, what=f"MakeSchedule({T})")
+        expect(isinstance(out, (tuple, list)) and len(out) == 2,
+               f"MakeSchedule({T}) should return the pair (beta, alpha_bar)")
+        beta = vector(out[0], f"beta from MakeSchedule({T})", length=T + 1)
+        alpha_bar = vector(out[1], f"alpha_bar from MakeSchedule({T})", length=T + 1)
+        want_beta, want_alpha_bar = reference_schedule(T)
+        expect(beta[0] == 0, f"MakeSchedule({T}): beta[0] should be 0 (nothing happens at step 0), "
+                             f"got {beta[0].item():.4g}")
+        worst = int((beta - want_beta).abs().argmax())
+        expect(torch.allclose(beta, want_beta, rtol=1e-5, atol=1e-6),
+               f"MakeSchedule({T}): beta[{worst}] should be 1/(T-t+1) = {want_beta[worst].item():.6g}, "
+               f"got {beta[worst].item():.6g}")
+        worst = int((alpha_bar - want_alpha_bar).abs().argmax())
+        expect(torch.allclose(alpha_bar, want_alpha_bar, atol=1e-4),
+               f"MakeSchedule({T}): alpha_bar[{worst}] should be the product of (1 - beta) up to step "
+               f"{worst}, i.e. 1 - t/T = {want_alpha_bar[worst].item():.6g}; "
+               f"got {alpha_bar[worst].item():.6g}")
+
+
+def history_of(ForwardMask, x_0, t, beta):
+    """Call ForwardMask on a copy of x_0 and return its history as long tensors, checking the shape."""
+    given = x_0.clone()
+    out = call(ForwardMask, given, t, beta, what=f"ForwardMask(x_0, {t}, beta)")
+    expect(torch.equal(given, x_0), "ForwardMask changed the x_0 it was given: clone before masking")
+    expect(isinstance(out, (list, tuple)),
+           f"ForwardMask should return a list of sentences, got {type(out).__name__}")
+    expect(len(out) == t + 1, f"ForwardMask(x_0, {t}, beta) should return the t+1 = {t + 1} "
+                              f"sentences x_0..x_t, got {len(out)}")
+    return [vector(x, f"sentence {s} of the history", length=x_0.numel(), dtype=torch.long)
+            for s, x in enumerate(out)]
+
+
+@check("ForwardMask.history")
+def forward_history(ForwardMask):
+    T = 12
+    beta, _ = reference_schedule(T)
+    for t in (0, 1, 5, T):
+        for _ in range(25):
+            xs = history_of(ForwardMask, X_0, t, beta)
+            expect(torch.equal(xs[0], X_0), "the first sentence of the history should be x_0 itself, "
+                                            "unmasked (did later steps change it in place?)")
+            for s in range(1, t + 1):
+                expect(bool(((xs[s] == X_0) | (xs[s] == MASK)).all()),
+                       f"step {s} holds a token that is neither the original nor the mask")
+                expect(bool((xs[s][xs[s - 1] == MASK] == MASK).all()),
+                       f"a token masked at step {s - 1} is unmasked again at step {s}: masks must absorb")
+            if t == T:
+                expect(bool((xs[T] == MASK).all()),
+                       f"after all T = {T} steps every token should be masked (beta_T = 1)")
+
+
+@check("ForwardMask.rates")
+def forward_rates(ForwardMask):
+    T, runs, middle = 12, 500, 6
+    beta, alpha_bar = reference_schedule(T)
+    histories = [history_of(ForwardMask, X_0, T, beta) for _ in range(runs)]
+    masked = torch.stack([torch.stack(xs) == MASK for xs in histories])  # (runs, T+1, L)
+    alpha = stats.split(ALPHA, T)  # T-1 random steps plus the histogram below
+    for s in range(1, T + 1):
+        at_risk = int((~masked[:, s - 1]).sum())
+        newly = int((masked[:, s] & ~masked[:, s - 1]).sum())
+        verdict = stats.binomial_test(newly, at_risk, float(beta[s]), alpha,
+                                      what=f"tokens masked at step {s} among those still visible")
+        if not verdict:
+            raise Failure(f"each visible token should be masked at step {s} with probability "
+                          f"beta_{s} = {float(beta[s]):.4f}. {verdict.summary}")
+    counts = masked[:, middle].sum(dim=1)
+    p = 1 - float(alpha_bar[middle])
+    verdict = stats.dkw_test(counts, stats.binomial_pmf(L, p), alpha,
+                             what=f"masked counts at step {middle}")
+    expect(verdict.ok, f"the number of masked tokens at step {middle} should follow "
+                       f"Binomial({L}, {p:.2f}): tokens decay independently. {verdict.summary}")
+
+
+def fast_sample(ForwardMaskFast, t, alpha_bar):
+    given = X_0.clone()
+    out = call(ForwardMaskFast, given, t, alpha_bar, what=f"ForwardMaskFast(x_0, {t}, alpha_bar)")
+    expect(torch.equal(given, X_0), "ForwardMaskFast changed the x_0 it was given: clone first")
+    x = vector(out, f"ForwardMaskFast(x_0, {t}, alpha_bar)", length=L, dtype=torch.long)
+    expect(bool(((x == X_0) | (x == MASK)).all()),
+           "ForwardMaskFast returned a token that is neither the original nor the mask")
+    return x
+
+
+@check("ForwardMaskFast.basics")
+def fast_basics(ForwardMaskFast):
+    T = 10
+    _, alpha_bar = reference_schedule(T)
+    for _ in range(20):
+        expect(torch.equal(fast_sample(ForwardMaskFast, 0, alpha_bar), X_0),
+               "at t = 0 nothing should be masked (alpha_bar_0 = 1)")
+        expect(bool((fast_sample(ForwardMaskFast, T, alpha_bar) == MASK).all()),
+               "at t = T everything should be masked (alpha_bar_T = 0)")
+        fast_sample(ForwardMaskFast, 4, alpha_bar)
+
+
+@check("ForwardMaskFast.law")
+def fast_law(ForwardMaskFast):
+    cases, runs = ((50, 20), (10, 3), (4, 1)), 3000
+    alpha = stats.split(ALPHA, len(cases) * (2 + L))
+    for T, t in cases:
+        _, alpha_bar = reference_schedule(T)
+        p = 1 - float(alpha_bar[t])
+        masked = torch.stack([fast_sample(ForwardMaskFast, t, alpha_bar) == MASK
+                              for _ in range(runs)])  # (runs, L)
+        where = f"(T = {T}, t = {t})"
+        verdict = stats.binomial_test(int(masked.sum()), masked.numel(), p, alpha,
+                                      what="masked tokens in all")
+        expect(verdict.ok, f"{where} each token should be masked with probability "
+                           f"1 - alpha_bar_t = {p:.3f}. {verdict.summary}")
+        verdict = stats.dkw_test(masked.sum(dim=1), stats.binomial_pmf(L, p), alpha,
+                                 what="masked counts per sentence")
+        expect(verdict.ok, f"{where} the masked counts should follow Binomial({L}, {p:.3f}), "
+                           f"the histogram ForwardMask gives. {verdict.summary}")
+        for i in range(L):
+            verdict = stats.binomial_test(int(masked[:, i].sum()), runs, p, alpha,
+                                          what=f"runs that masked position {i}")
+            expect(verdict.ok, f"{where} every position should be masked with the same "
+                               f"probability {p:.3f}. {verdict.summary}")

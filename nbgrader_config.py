@@ -1,0 +1,27 @@
+"""nbgrader settings for the maskdiff course; the repository root is the course root.
+
+`python -m maskdiff_solutions` (release, grade, demo) loads this file too, so plain `nbgrader ...`
+commands and the course tooling behave the same.
+"""
+c = get_config()  # noqa: F821 - provided by nbgrader
+
+c.CourseDirectory.course_id = "maskdiff"
+c.CourseDirectory.db_assignments = [dict(name="maskdiff")]
+
+# Stubs students see in place of solutions.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Every cell must finish within nbgrader's default 30 s; the notebooks shrink their experiments
+# while NBGRADER_EXECUTION is set, so a whole notebook grades in well under a minute.
+c.Execute.timeout = 30
+# nbgrader's default kernel arguments, plus a quieter kernel log.
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+
+# Feedback shows what failed, never the hidden tests' code.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "maskdiff_solutions.course.feedback.HideHiddenTracebacks",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

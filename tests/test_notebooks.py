@@ -1,0 +1,124 @@
+"""Source notebooks: their structure, that they pass their own tests, and that release/ is exactly
+what nbgrader makes of them, with every solution removed."""
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.validator import Validator
+
+from maskdiff_solutions import grading
+from maskdiff_solutions.course import notebooks as nbtools
+
+NOTEBOOKS = sorted(p.name for p in (Path(__file__).resolve().parents[1] / "source" / "maskdiff")
+                   .glob("*.ipynb"))
+
+
+def source(course, name):
+    return nbtools.read(course.source_dir / name)
+
+
+def test_there_are_notebooks():
+    assert "01_noise_for_words.ipynb" in NOTEBOOKS
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_is_stored_without_outputs(course, name):
+    for cell in source(course, name).cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_cell_conventions(course, name):
+    """grade_id = the function a solution cell defines; each test cell runs registered hidden checks
+    and is named after them; every graded cell carries points."""
+    cells = [c for c in source(course, name).cells if nbtools.nbgrader(c)]
+    ids = [nbtools.grade_id(c) for c in cells]
+    assert len(ids) == len(set(ids)), f"duplicate grade_ids in {name}"
+    tested = set()
+    for cell in cells:
+        meta = nbtools.nbgrader(cell)
+        if nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+            assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
+                f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
+        if nbtools.is_manual(cell) or nbtools.is_test(cell):
+            assert meta.get("points", 0) > 0, f"{meta['grade_id']} carries no points"
+        if nbtools.is_test(cell):
+            assert meta["locked"], f"test cell {meta['grade_id']} must be locked"
+            checks = nbtools.hidden_check_names(cell.source)
+            assert checks, f"test cell {meta['grade_id']} runs no hidden check"
+            assert all(check in grading.CHECKS for check in checks), checks
+            assert nbtools.BEGIN_HIDDEN in cell.source
+            assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
+            tested |= {check.split(".")[0] for check in checks}
+    functions = {nbtools.grade_id(c) for c in cells
+                 if nbtools.is_solution(c) and not nbtools.is_manual(c)}
+    assert functions <= tested, f"functions without a hidden check: {functions - tested}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_passes_its_own_tests(course, name):
+    # `nbgrader validate` exits 0 even when tests fail: ask the Validator for its results instead.
+    results = Validator().validate(str(course.source_dir / name))
+    assert results == {}, json.dumps(results, indent=1)[:4000]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_stubs_fail_every_test(course, name):
+    results = Validator(invert=True).validate(str(course.release_dir / name))
+    assert results == {}, f"tests passing on the stubs: {json.dumps(results, indent=1)[:2000]}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_is_up_to_date(course, fresh_release, name):
+    committed = (course.release_dir / name).read_bytes()
+    assert committed == (fresh_release / name).read_bytes(), \
+        "release/ is stale: run `python -m maskdiff_solutions release` and commit it"
+
+
+def test_release_has_no_extra_notebooks(course, fresh_release):
+    assert sorted(p.name for p in course.release_dir.glob("*.ipynb")) == \
+        sorted(p.name for p in fresh_release.glob("*.ipynb"))
+
+
+def solution_only_lines(nb):
+    """Lines found in solutions or hidden tests and nowhere else in the source notebook."""
+    secret, public = set(), set()
+    for cell in nb.cells:
+        hidden = nbtools.regions(cell.source, nbtools.BEGIN_HIDDEN, nbtools.END_HIDDEN)
+        if nbtools.is_solution(cell):
+            found = (nbtools.regions(cell.source, nbtools.BEGIN_SOLUTION, nbtools.END_SOLUTION)
+                     if cell.cell_type == "code" else [cell.source])
+        else:
+            found = []
+        inside = {line.strip() for block in found + hidden for line in block.splitlines()}
+        secret |= inside
+        public |= {line.strip() for line in cell.source.splitlines()} - inside
+    return {line for line in secret - public if line}
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_leaks_no_solution(course, name):
+    secret = solution_only_lines(source(course, name))
+    assert len(secret) > 10  # the scan itself must see the solutions
+    released = {line.strip() for cell in nbtools.read(course.release_dir / name).cells
+                for line in cell.source.splitlines()}
+    leaked = secret & released
+    assert not leaked, f"solution or hidden-test lines in release/{name}: {sorted(leaked)[:5]}"
+    assert "maskdiff_solutions" not in (course.release_dir / name).read_text()
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_has_its_colab_badge(course, name):
+    first = nbtools.read(course.release_dir / name).cells[0].source
+    assert f"]({course.colab_url(name)})" in first and course.repository in first
+
+
+def test_badge_insertion_is_idempotent(course):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# x\n{nbtools.BADGE_MARKER}\n")])
+    once = nbtools.insert_badge(nb, "https://example.org/a.ipynb").cells[0].source
+    twice = nbtools.insert_badge(nb, "https://example.org/a.ipynb").cells[0].source
+    assert once == twice and once.count("Open In Colab") == 1
