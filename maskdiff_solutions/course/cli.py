@@ -19,8 +19,18 @@ def main(argv=None):
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
     args = parser.parse_args(argv)
 
-    course = Course.load(args.course_dir) if args.course_dir else Course.find()
     started = time.perf_counter()
+    try:
+        status = dispatch(args)
+    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
+    return status
+
+
+def dispatch(args):
+    course = Course.load(args.course_dir) if args.course_dir else Course.find()
     if args.command == "release":
         from .release import release
         for path in release(course):
@@ -35,5 +45,4 @@ def main(argv=None):
     else:
         from .demo import demo
         status = demo(course, args.workspace)
-    print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
     return status
