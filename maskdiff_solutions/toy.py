@@ -22,3 +22,43 @@ def Decode(x):
     """1-D tensor (or list) of token ids -> words separated by spaces."""
     ids = x.tolist() if hasattr(x, "tolist") else list(x)
     return " ".join(VOCAB[i] for i in ids)
+
+
+# The worlds of notebook 02. The course page calls every world's sampler SamplePInit and every
+# guesser GuessX0; the notebooks suffix them with the world (_one, _two) so both can coexist.
+ALIVE, EMPTY = "the cat is alive", "the box is empty"
+TWO_WORLD = ((ALIVE, 0.8), (EMPTY, 0.2))
+
+
+def SamplePInit_one():
+    """The one-sentence world: p(the cat is alive) = 1."""
+    return Encode(ALIVE)
+
+
+def GuessX0_one(x_t):
+    """The exact guess in the one-sentence world: probability one on the right word everywhere."""
+    return torch.nn.functional.one_hot(Encode(ALIVE), len(VOCAB)).float()
+
+
+def SamplePInit_two():
+    """The two-sentence world: the cat is alive (0.8) or the box is empty (0.2)."""
+    return Encode(ALIVE if torch.rand(()) < TWO_WORLD[0][1] else EMPTY)
+
+
+def two_world_weights(x_t):
+    """Posterior weight of each sentence given the visible tokens of x_t (prior if none agrees)."""
+    x_t = torch.as_tensor(x_t)
+    visible = x_t != MASK
+    prior = torch.tensor([p for _, p in TWO_WORLD])
+    agrees = torch.tensor([bool((Encode(s)[visible] == x_t[visible]).all()) for s, _ in TWO_WORLD])
+    weights = prior * agrees
+    return prior.clone() if weights.sum() == 0 else weights / weights.sum()
+
+
+def GuessX0_two(x_t):
+    """The exact Bayes guess in the two-sentence world: each sentence's words, with its weight."""
+    weights = two_world_weights(x_t)
+    p = torch.zeros(len(x_t), len(VOCAB))
+    for (sentence, _), w in zip(TWO_WORLD, weights):
+        p[torch.arange(len(x_t)), Encode(sentence)] += w
+    return p
