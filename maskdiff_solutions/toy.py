@@ -45,20 +45,21 @@ def SamplePInit_two():
     return Encode(ALIVE if torch.rand(()) < TWO_WORLD[0][1] else EMPTY)
 
 
+_TWO_SENTENCES = torch.stack([Encode(s) for s, _ in TWO_WORLD])             # (2, 4)
+_TWO_PRIOR = torch.tensor([p for _, p in TWO_WORLD])
+_TWO_ONE_HOT = torch.nn.functional.one_hot(_TWO_SENTENCES, len(VOCAB)).float()  # (2, 4, V)
+
+
 def two_world_weights(x_t):
     """Posterior weight of each sentence given the visible tokens of x_t (prior if none agrees)."""
-    x_t = torch.as_tensor(x_t)
-    visible = x_t != MASK
-    prior = torch.tensor([p for _, p in TWO_WORLD])
-    agrees = torch.tensor([bool((Encode(s)[visible] == x_t[visible]).all()) for s, _ in TWO_WORLD])
-    weights = prior * agrees
-    return prior.clone() if weights.sum() == 0 else weights / weights.sum()
+    x_t = torch.as_tensor(x_t).cpu()
+    if x_t.shape != (_TWO_SENTENCES.shape[1],):
+        raise ValueError(f"the two-sentence world has sentences of 4 tokens, got shape {tuple(x_t.shape)}")
+    agrees = ((_TWO_SENTENCES == x_t) | (x_t == MASK)).all(dim=1)
+    weights = _TWO_PRIOR * agrees
+    return _TWO_PRIOR.clone() if weights.sum() == 0 else weights / weights.sum()
 
 
 def GuessX0_two(x_t):
     """The exact Bayes guess in the two-sentence world: each sentence's words, with its weight."""
-    weights = two_world_weights(x_t)
-    p = torch.zeros(len(x_t), len(VOCAB))
-    for (sentence, _), w in zip(TWO_WORLD, weights):
-        p[torch.arange(len(x_t)), Encode(sentence)] += w
-    return p
+    return torch.einsum("s,slv->lv", two_world_weights(x_t), _TWO_ONE_HOT)

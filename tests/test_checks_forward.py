@@ -1,42 +1,15 @@
-"""Hidden checks of notebook 01: the reference passes under any seed, other correct styles pass,
-and every mutant in the catalog loses marks on exactly the checks it names (all of its own function)."""
+"""Hidden checks of notebook 01 accept correct implementations written in other styles.
+(Reference-under-many-seeds and the mutant catalog are in test_checks.py.)"""
 import random
 
 import numpy as np
 import pytest
 import torch
 
-import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from maskdiff_solutions.toy import MASK
-from tests.mutants import forward as catalog
 
 pytestmark = pytest.mark.nb01
-
-CHECKS = {
-    "MakeSchedule": ["MakeSchedule"],
-    "ForwardMask": ["ForwardMask.history", "ForwardMask.rates"],
-    "ForwardMaskFast": ["ForwardMaskFast.basics", "ForwardMaskFast.law"],
-}
-# How many seeds the reference must pass under here; benchmarks/ runs many more.
-SEEDS = [0, 1, 2, 31337, 20261130]
-
-
-def all_checks():
-    return [(function, name) for function, names in CHECKS.items() for name in names]
-
-
-def test_every_registered_check_is_covered():
-    registered = {name for name in grading.CHECKS if name.split(".")[0] in CHECKS}
-    assert registered == {name for _, name in all_checks()}
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("function,name", all_checks())
-def test_reference_passes(function, name, seed, monkeypatch):
-    monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
-    outcome = grading.evaluate(name, getattr(reference, function))
-    assert outcome.passed, outcome.message
 
 
 # Correct implementations written differently from the reference: other containers, other RNGs,
@@ -105,15 +78,3 @@ def fast_reversed_draws(x_0, t, alpha_bar):
 def test_other_correct_styles_pass(name, function):
     outcome = grading.evaluate(name, function)
     assert outcome.passed, outcome.message
-
-
-@pytest.mark.parametrize("mutant", catalog.MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
-def test_mutant_loses_marks(mutant):
-    buggy = mutant.load()
-    failed = {name for name in CHECKS[mutant.function] if not grading.evaluate(name, buggy).passed}
-    assert failed == set(mutant.fails), f"{mutant.name}: expected {mutant.fails} to fail, failed {failed}"
-
-
-def test_catalog_covers_every_function_with_three_bugs():
-    for function in CHECKS:
-        assert sum(m.function == function for m in catalog.MUTANTS) >= 3, function

@@ -13,6 +13,16 @@ pytestmark = [pytest.mark.course, pytest.mark.slow]
 NB = "01_noise_for_words"
 
 
+def points_of(course, name):
+    """Autograded points of one source notebook: the points of its test cells."""
+    nb = notebooks.read(course.source_dir / f"{name}.ipynb")
+    return sum(notebooks.nbgrader(c)["points"] for c in nb.cells if notebooks.is_test(c))
+
+
+def assignment_points(course):
+    return sum(points_of(course, name[:-len(".ipynb")]) for name in course.notebooks())
+
+
 def test_reference_gets_full_autograded_marks(graded_batch):
     workspace, rows = graded_batch
     row = rows[("reference", NB)]
@@ -25,9 +35,16 @@ def test_reference_gets_full_autograded_marks(graded_batch):
             "test_ForwardMaskFast_basics": 1, "test_ForwardMaskFast_law": 2}
 
 
-def test_untouched_release_gets_nothing(graded_batch):
-    row = graded_batch[1][("untouched", NB)]
-    assert row.status == "graded" and row.auto_score == 0 and row.auto_max == 9
+def test_every_notebook_of_the_reference_gets_full_marks(course, graded_batch):
+    for name in course.notebooks():
+        row = graded_batch[1][("reference", name[:-len(".ipynb")])]
+        assert row.status == "graded" and row.auto_score == row.auto_max == points_of(course, row.notebook), row
+
+
+def test_untouched_release_gets_nothing(course, graded_batch):
+    for name in course.notebooks():
+        row = graded_batch[1][("untouched", name[:-len(".ipynb")])]
+        assert row.status == "graded" and row.auto_score == 0 and row.auto_max > 0, row
 
 
 def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
@@ -51,12 +68,12 @@ def test_broken_and_missing_submissions_keep_their_rows(graded_batch):
     assert rows[("reference", NB)].status == "graded"  # the batch went on after the failure
 
 
-def test_grade_export_has_one_row_per_student_and_notebook(graded_batch):
+def test_grade_export_has_one_row_per_student_and_notebook(course, graded_batch):
     workspace, rows = graded_batch
     with open(workspace / "grades.csv") as handle:
         exported = list(csv.DictReader(handle))
     assert {(r["student"], r["notebook"]) for r in exported} == set(rows)
-    assert len(exported) == 6 and {r["status"] for r in exported} >= {"graded", "failed", "missing"}
+    assert len(exported) == 6 * len(course.notebooks()) and {r["status"] for r in exported} >= {"graded", "failed", "missing"}
 
 
 def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
@@ -67,11 +84,13 @@ def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
     assert "each token should be masked with probability" in html
 
 
-def test_demo_scores_are_judged_right(graded_batch):
+def test_demo_scores_are_judged_right(course, graded_batch):
     rows = [row for (student, _), row in graded_batch[1].items()
             if student in ("reference", "untouched", "buggy")]
     ok, total = demo.expected_outcome(rows)
-    assert ok and total["reference"] == (9, 9) and total["untouched"] == (0, 9)
+    full = assignment_points(course)
+    assert ok and total["reference"] == (full, full) and total["untouched"] == (0, full)
+    assert total["buggy"] == (full - 3, full)
 
 
 def test_demo_command_end_to_end(course):

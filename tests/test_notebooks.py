@@ -31,15 +31,17 @@ def test_source_is_stored_without_outputs(course, name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_cell_conventions(course, name):
-    """grade_id = the function a solution cell defines; each test cell runs registered hidden checks
-    and is named after them; every graded cell carries points."""
+    """grade_id = the function a solution cell defines (carry-over cells excepted); each test cell
+    runs registered hidden checks and is named after them; every graded cell carries points."""
     cells = [c for c in source(course, name).cells if nbtools.nbgrader(c)]
     ids = [nbtools.grade_id(c) for c in cells]
     assert len(ids) == len(set(ids)), f"duplicate grade_ids in {name}"
     tested = set()
     for cell in cells:
         meta = nbtools.nbgrader(cell)
-        if nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+        if nbtools.is_carry_over(cell):
+            assert nbtools.defined_functions(cell.source), f"{meta['grade_id']} carries no function"
+        elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
         if nbtools.is_manual(cell) or nbtools.is_test(cell):
@@ -53,7 +55,7 @@ def test_cell_conventions(course, name):
             assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
             tested |= {check.split(".")[0] for check in checks}
     functions = {nbtools.grade_id(c) for c in cells
-                 if nbtools.is_solution(c) and not nbtools.is_manual(c)}
+                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carry_over(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
 
 

@@ -6,6 +6,7 @@ import nbformat
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 BADGE_MARKER = "<!-- colab-badge -->"
+CARRY_PREFIX = "carried_from_"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
@@ -41,6 +42,11 @@ def is_manual(cell):
     """An answer graded by a person: a solution cell that also carries points."""
     meta = nbgrader(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
+def is_carry_over(cell):
+    """The ungraded cell where students paste functions from earlier notebooks."""
+    return is_solution(cell) and not is_manual(cell) and str(grade_id(cell)).startswith(CARRY_PREFIX)
 
 
 def regions(source, begin, end):

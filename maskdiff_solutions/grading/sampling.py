@@ -1,0 +1,326 @@
+"""Hidden checks for notebook 02: the two toy worlds, Undiffuse and UndiffuseGreedy.
+
+The steppers are always driven by our own guessers (fixed tables, or the exact guessers of the toy
+worlds), so a wrong GuessX0 costs marks only in GuessX0's checks. Every statistical test below is
+exact (binomial or DKW) and each check splits ALPHA = 1e-6 between its tests.
+"""
+import itertools
+import math
+
+import torch
+
+from .. import stats
+from ..toy import ALIVE, EMPTY, MASK, VOCAB, Decode, Encode
+from ..toy import GuessX0_one as exact_guess_one
+from ..toy import GuessX0_two as exact_guess_two
+from .core import ALPHA, call, check, expect, vector
+
+# A small world of our own for the stepper checks: 7 ordinary tokens, and a mask id that is not 13,
+# so a stepper that reads the global MASK instead of its `mask` argument is caught.
+V_SMALL, MASK_SMALL = 8, 7
+
+
+def fixed_guesser(p):
+    """A guesser that ignores its input and always returns the table p (L, V)."""
+    return lambda x_t: p.clone()
+
+
+def table(rows, V=V_SMALL):
+    """(L, V) probabilities from rows given on the first few tokens (zeros elsewhere, never the mask)."""
+    p = torch.zeros(len(rows), V)
+    for i, row in enumerate(rows):
+        p[i, :len(row)] = torch.tensor(row, dtype=torch.float32)
+    return p / p.sum(dim=1, keepdim=True)
+
+
+def step(stepper, x_t, t, guess, mask, *extra, name="Undiffuse"):
+    """One call of the student's stepper, checked for the properties every call must have."""
+    given = x_t.clone()
+    args = ", ".join(["x_t", str(t), "GuessX0", str(mask)] + [repr(e) for e in extra])
+    out = call(stepper, given, t, guess, mask, *extra, what=f"{name}({args})")
+    expect(torch.equal(given, x_t), f"{name} changed the x_t it was given: work on a copy")
+    out = vector(out, f"what {name} returned", length=x_t.numel(), dtype=torch.long)
+    changed = torch.nonzero((x_t != mask) & (out != x_t)).flatten().tolist()
+    expect(not changed, f"{name} changed a token that was not masked (position {changed[:1]}): only "
+                        "masks may change")
+    return out
+
+
+# ---------------------------------------------------------------- the one-sentence world
+
+@check("SamplePInit_one")
+def sample_one(SamplePInit_one):
+    for _ in range(5):
+        x = vector(call(SamplePInit_one, what="SamplePInit_one()"), "SamplePInit_one()",
+                   length=4, dtype=torch.long)
+        expect(torch.equal(x, Encode(ALIVE)),
+               f"SamplePInit_one() should always give '{ALIVE}', got '{Decode(x)}'")
+
+
+@check("GuessX0_one")
+def guess_one(GuessX0_one):
+    want = torch.nn.functional.one_hot(Encode(ALIVE), len(VOCAB)).float()
+    for text in ("_ _ _ _", "the _ _ alive", "_ cat is _", ALIVE):
+        p = call(GuessX0_one, Encode(text), what=f"GuessX0_one(Encode('{text}'))")
+        p = torch.as_tensor(p).float()
+        expect(p.shape == want.shape, f"GuessX0_one should return shape (L, {len(VOCAB)}) = "
+                                      f"{tuple(want.shape)}, got {tuple(p.shape)} for '{text}'")
+        expect(torch.allclose(p, want, atol=1e-6),
+               f"GuessX0_one('{text}') should put probability one on '{ALIVE}'s word at every "
+               f"position; at position {int((p - want).abs().sum(1).argmax())} it does not")
+
+
+# ---------------------------------------------------------------- Undiffuse
+
+@check("Undiffuse.keeps")
+def undiffuse_keeps(Undiffuse):
+    p = table([[1, 2, 3, 4, 5, 6, 7]] * 12)
+    guess = fixed_guesser(p)
+    for t in (1, 3, 7):
+        for _ in range(30):
+            x_t = torch.randint(0, V_SMALL - 1, (12,))
+            x_t[torch.rand(12) < 0.6] = MASK_SMALL
+            out = step(Undiffuse, x_t, t, guess, MASK_SMALL)
+            expect(bool((out < V_SMALL).all() and (out >= 0).all()),
+                   "Undiffuse wrote a token id outside the vocabulary")
+            if t == 1:
+                expect(not bool((out == MASK_SMALL).any()),
+                       f"at t = 1 every mask must be revealed (probability 1/t = 1); the mask here is "
+                       f"token {MASK_SMALL}: use the `mask` argument, not a global")
+
+
+def all_masks(L, mask):
+    return torch.full((L,), mask, dtype=torch.long)
+
+
+@check("Undiffuse.rate")
+def undiffuse_rate(Undiffuse):
+    L, runs = 16, 400
+    guess = fixed_guesser(table([[1, 1, 1, 1, 1, 1, 1]] * L))
+    cases = (2, 3, 5, 10)
+    alpha = stats.split(ALPHA, len(cases) + 1)
+    for t in cases:
+        revealed = sum(int((step(Undiffuse, all_masks(L, MASK_SMALL), t, guess, MASK_SMALL)
+                            != MASK_SMALL).sum()) for _ in range(runs))
+        verdict = stats.binomial_test(revealed, runs * L, 1 / t, alpha, what=f"masks revealed at t = {t}")
+        expect(verdict.ok, f"each masked token should be revealed with probability 1/t. {verdict.summary}")
+    counts = []
+    for _ in range(1200):  # from t = 10 (all masked) down to t = 5, as ForwardMaskFast would give
+        x = all_masks(L, MASK_SMALL)
+        for t in range(10, 5, -1):
+            x = step(Undiffuse, x, t, guess, MASK_SMALL)
+        counts.append(int((x == MASK_SMALL).sum()))
+    verdict = stats.dkw_test(counts, stats.binomial_pmf(L, 0.5), alpha, what="masked counts at t = 5")
+    expect(verdict.ok, "undiffusing from t = 10 to t = 5 should leave Binomial(16, 1/2) masks, the "
+                       f"same law as ForwardMaskFast to t = 5. {verdict.summary}")
+
+
+SAMPLE_ROWS = [[0.5, 0.3, 0.2], [0.1, 0.1, 0.1, 0.1, 0.6], [0, 0, 0, 0.25, 0, 0, 0.75],
+               [0.4, 0.6], [1.0]]
+
+
+def token_counts(Undiffuse, p, runs, *extra):
+    """How often each token lands at each position when everything is revealed at t = 1."""
+    guess, counts = fixed_guesser(p), torch.zeros_like(p)
+    for _ in range(runs):
+        out = step(Undiffuse, all_masks(len(p), MASK_SMALL), 1, guess, MASK_SMALL, *extra)
+        expect(not bool((out == MASK_SMALL).any()), "at t = 1 every mask must be revealed")
+        counts[torch.arange(len(p)), out] += 1
+    return counts
+
+
+def frequencies_match(counts, p, runs, alpha, label):
+    tests = p.numel()
+    for (i, v) in itertools.product(range(p.shape[0]), range(p.shape[1])):
+        verdict = stats.binomial_test(int(counts[i, v]), runs, float(p[i, v]), stats.split(alpha, tests),
+                                      what=f"position {i} became token {v}")
+        expect(verdict.ok, f"{label}: revealed tokens should be drawn from the guess at their own "
+                           f"position. {verdict.summary}")
+
+
+@check("Undiffuse.samples")
+def undiffuse_samples(Undiffuse):
+    p, runs = table(SAMPLE_ROWS), 1500
+    frequencies_match(token_counts(Undiffuse, p, runs), p, runs, ALPHA, "sampling")
+
+
+@check("Undiffuse.temperature")
+def undiffuse_temperature(Undiffuse):
+    p, runs = table(SAMPLE_ROWS), 1000
+    alpha = stats.split(ALPHA, 4)
+    for temperature in (1.0, 0.5, 2.0):
+        want = p ** (1 / temperature)
+        want = want / want.sum(dim=1, keepdim=True)
+        counts = token_counts(Undiffuse, p, runs, temperature)
+        frequencies_match(counts, want, runs, alpha, f"temperature {temperature}")
+    # At temperature 0.01 a token other than the most probable one has probability below
+    # (0.3/0.5)**100 ~ 7e-23 per position: over these draws, far below the check's budget.
+    counts = token_counts(Undiffuse, p, 200, 0.01)
+    argmax = p.argmax(dim=1)
+    expect(bool((counts[torch.arange(len(p)), argmax] == 200).all()),
+           "as the temperature goes to 0 every revealed token should be the most probable one "
+           "(temperature 0.01 gave other tokens)")
+
+
+@check("Undiffuse.one_sentence")
+def undiffuse_one_sentence(Undiffuse):
+    T, runs = 10, 800
+    reveal_step = torch.zeros(runs, 4, dtype=torch.long)
+    for r in range(runs):
+        x = all_masks(4, MASK)
+        for t in range(T, 0, -1):
+            new = step(Undiffuse, x, t, exact_guess_one, MASK)
+            reveal_step[r, (x == MASK) & (new != MASK)] = t
+            x = new
+        expect(Decode(x) == ALIVE, f"in the one-sentence world undiffusion must always end in "
+                                   f"'{ALIVE}', got '{Decode(x)}'")
+    alpha = stats.split(ALPHA, 2)
+    uniform = [0.0] + [1 / T] * T
+    for position in (0, 3):
+        verdict = stats.dkw_test(reveal_step[:, position], uniform, alpha,
+                                 what=f"the step at which position {position} is revealed")
+        expect(verdict.ok, f"words should appear in a random order: each position is revealed at a "
+                           f"step uniform on 1..{T}. {verdict.summary}")
+
+
+# ---------------------------------------------------------------- the two-sentence world
+
+@check("SamplePInit_two")
+def sample_two(SamplePInit_two):
+    runs, alive = 2000, 0
+    for _ in range(runs):
+        x = vector(call(SamplePInit_two, what="SamplePInit_two()"), "SamplePInit_two()",
+                   length=4, dtype=torch.long)
+        expect(Decode(x) in (ALIVE, EMPTY), f"SamplePInit_two() gave '{Decode(x)}', which has "
+                                            "probability zero")
+        alive += Decode(x) == ALIVE
+    verdict = stats.binomial_test(alive, runs, 0.8, ALPHA, what=f"'{ALIVE}'")
+    expect(verdict.ok, f"'{ALIVE}' should come 80% of the time. {verdict.summary}")
+
+
+TWO_WORDS = sorted({int(i) for s in (ALIVE, EMPTY) for i in Encode(s)} | {MASK})
+
+
+@check("GuessX0_two")
+def guess_two(GuessX0_two):
+    # Every x_t made of the two sentences' words and masks, impossible ones included.
+    for ids in itertools.product(TWO_WORDS, repeat=4):
+        x_t = torch.tensor(ids)
+        p = torch.as_tensor(call(GuessX0_two, x_t.clone(), what=f"GuessX0_two('{Decode(x_t)}')")).float()
+        want = exact_guess_two(x_t)
+        expect(p.shape == want.shape, f"GuessX0_two should return shape {tuple(want.shape)}, "
+                                      f"got {tuple(p.shape)}")
+        if not torch.allclose(p, want, atol=1e-5):
+            i = int((p - want).abs().sum(dim=1).argmax())
+            raise_mismatch(x_t, i, p[i], want[i])
+
+
+def raise_mismatch(x_t, i, got, want):
+    def show(row):
+        return ", ".join(f"{VOCAB[v]} {row[v]:.2f}" for v in torch.nonzero(row.abs() > 1e-6).flatten())
+    expect(False, f"for x_t = '{Decode(x_t)}' the Bayes guess at position {i} is [{show(want)}], "
+                  f"yours is [{show(got)}] (weights: prior if the sentence agrees with every visible "
+                  "token, zero otherwise, normalised; the prior itself if neither agrees)")
+
+
+def outcome_counts(stepper, T, runs, name):
+    alive = empty = 0
+    for _ in range(runs):
+        x = all_masks(4, MASK)
+        for t in range(T, 0, -1):
+            x = step(stepper, x, t, exact_guess_two, MASK, name=name)
+        sentence = Decode(x)
+        alive += sentence == ALIVE
+        empty += sentence == EMPTY
+    return alive, empty
+
+
+@check("Undiffuse.two_sentences")
+def undiffuse_two_sentences(Undiffuse):
+    # Positions 2 and 4 decide the sentence. They are revealed in the same step with probability
+    # exactly 1/T, and then disagree with probability 2 * 0.8 * 0.2 = 0.32; otherwise the later one
+    # follows the earlier. So P(impossible) = 0.32/T and P(alive) = 0.8 - 0.16/T exactly.
+    cases = ((1, 1500), (2, 1500), (4, 1200), (10, 800), (50, 250))
+    alpha = stats.split(ALPHA, 2 * len(cases))
+    for T, runs in cases:
+        alive, empty = outcome_counts(Undiffuse, T, runs, "Undiffuse")
+        impossible = runs - alive - empty
+        verdict = stats.binomial_test(impossible, runs, 0.32 / T, alpha,
+                                      what=f"impossible sentences at T = {T}")
+        expect(verdict.ok, f"with the exact guesser the fraction of impossible sentences should be "
+                           f"0.32/T, too few being as wrong as too many. {verdict.summary}")
+        verdict = stats.binomial_test(alive, alive + empty, (0.8 - 0.16 / T) / (1 - 0.32 / T), alpha,
+                                      what=f"'{ALIVE}' among possible sentences at T = {T}")
+        expect(verdict.ok, f"the two sentences should come out in the right proportions. "
+                           f"{verdict.summary}")
+
+
+# ---------------------------------------------------------------- UndiffuseGreedy
+
+def distinct_table(L, generator):
+    """A guess whose top probabilities are all different, so the greedy choice is unambiguous."""
+    p = torch.rand(L, V_SMALL - 1, generator=generator) + 0.05
+    top = torch.randperm(L, generator=generator).float() / L  # distinct boosts
+    p[torch.arange(L), torch.randint(0, V_SMALL - 1, (L,), generator=generator)] += 2 + 3 * top
+    p = torch.cat([p, torch.zeros(L, 1)], dim=1)
+    return p / p.sum(dim=1, keepdim=True)
+
+
+GREEDY_CASES = [(12, 0, 3), (12, 5, 2), (12, 5, 5), (12, 3, 10), (12, 12, 1), (12, 7, 3), (12, 12, 4)]
+
+
+def greedy_cases():
+    """(x_t, t, p) for several numbers of masks and steps left; visible tokens sit where the guess is
+    most confident, so a stepper that forgets to skip them is caught."""
+    generator = torch.Generator().manual_seed(7)
+    for L, masked, t in GREEDY_CASES:
+        p = distinct_table(L, generator)
+        order = p.max(dim=1).values.argsort(descending=True)
+        x_t = p.argmax(dim=1)
+        x_t[order[L - masked:]] = MASK_SMALL  # the least confident positions are the masked ones
+        if masked and masked < L:
+            # swap one masked and one visible position so the most confident masked one is not last
+            x_t[order[0]], x_t[order[-1]] = MASK_SMALL, p[order[-1]].argmax()
+        yield x_t, t, p
+
+
+@check("UndiffuseGreedy.count")
+def greedy_count(UndiffuseGreedy):
+    for x_t, t, p in greedy_cases():
+        masked = int((x_t == MASK_SMALL).sum())
+        out = step(UndiffuseGreedy, x_t, t, fixed_guesser(p), MASK_SMALL, name="UndiffuseGreedy")
+        revealed = int(((x_t == MASK_SMALL) & (out != MASK_SMALL)).sum())
+        expect(revealed == math.ceil(masked / t),
+               f"with {masked} masks and t = {t} greedy should reveal ceil({masked}/{t}) = "
+               f"{math.ceil(masked / t)} positions, it revealed {revealed} (the mask here is token "
+               f"{MASK_SMALL}: use the `mask` argument)")
+
+
+@check("UndiffuseGreedy.choice")
+def greedy_choice(UndiffuseGreedy):
+    from ..sampling import UndiffuseGreedy as reference
+    for x_t, t, p in greedy_cases():
+        out = step(UndiffuseGreedy, x_t, t, fixed_guesser(p), MASK_SMALL, name="UndiffuseGreedy")
+        want = reference(x_t, t, fixed_guesser(p), MASK_SMALL)
+        new = (x_t == MASK_SMALL) & (out != MASK_SMALL)
+        expect(bool((out[new] == p.argmax(dim=1)[new]).all()),
+               "greedy should write the most probable token at each revealed position")
+        expect(torch.equal(out, want),
+               f"greedy should reveal the masked positions where the top probability is highest: "
+               f"expected positions {torch.nonzero(want != x_t).flatten().tolist()}, "
+               f"got {torch.nonzero(out != x_t).flatten().tolist()}")
+
+
+@check("UndiffuseGreedy.two_sentences")
+def greedy_two_sentences(UndiffuseGreedy):
+    for T in (1, 2, 4):
+        results = set()
+        for _ in range(10):
+            x = all_masks(4, MASK)
+            for t in range(T, 0, -1):
+                x = step(UndiffuseGreedy, x, t, exact_guess_two, MASK, name="UndiffuseGreedy")
+            results.add(Decode(x))
+        expect(len(results) == 1, f"greedy undiffusion is deterministic, but at T = {T} it gave "
+                                  f"{sorted(results)}")
+        expect(results == {ALIVE}, f"greedy with the exact guesser should always write '{ALIVE}' "
+                                   f"(the most probable sentence), got '{results.pop()}' at T = {T}")

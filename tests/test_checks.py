@@ -1,0 +1,39 @@
+"""Every hidden check has teeth and no false alarms: the reference passes it under any seed, and
+every mutant in the catalog fails exactly the checks it names (all of its own function)."""
+import pytest
+
+import maskdiff_solutions as reference
+from maskdiff_solutions import grading
+from tests.mutants import catalog
+
+# Seeds the reference must pass under here; benchmarks/ runs many more.
+SEEDS = [0, 1, 2, 31337, 20261130]
+MUTANTS = catalog()
+
+
+def function_of(check_name):
+    return check_name.split(".")[0]
+
+
+def checks_of(function):
+    return [name for name in grading.CHECKS if function_of(name) == function]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", sorted(grading.CHECKS))
+def test_reference_passes(name, seed, monkeypatch):
+    monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
+    outcome = grading.evaluate(name, getattr(reference, function_of(name)))
+    assert outcome.passed, outcome.message
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
+def test_mutant_loses_marks_exactly_where_it_says(mutant):
+    buggy = mutant.load()
+    failed = {name for name in checks_of(mutant.function) if not grading.evaluate(name, buggy).passed}
+    assert failed == set(mutant.fails), f"{mutant.name}: expected {mutant.fails}, failed {failed}"
+
+
+@pytest.mark.parametrize("function", sorted({function_of(name) for name in grading.CHECKS}))
+def test_every_checked_function_has_three_mutants(function):
+    assert sum(m.function == function for m in MUTANTS) >= 3, function
