@@ -125,3 +125,16 @@ def vector(value, what, length=None, dtype=torch.float64):
     if length is not None:
         expect(out.numel() == length, f"{what} should have {length} entries, got {out.numel()}")
     return out
+
+
+@contextmanager
+def references_in(function, **references):
+    """Run a student function with some of the helpers it calls by global name (its notebook's
+    earlier functions) replaced by ours, so a bug in those helpers is not charged twice."""
+    namespace = getattr(function, "__globals__", {})
+    saved = {name: namespace[name] for name in references if name in namespace}
+    namespace.update({name: ref for name, ref in references.items() if name in namespace})
+    try:
+        yield
+    finally:
+        namespace.update(saved)

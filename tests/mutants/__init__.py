@@ -9,7 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from maskdiff_solutions import batched as reference_batched
 from maskdiff_solutions.toy import MASK, VOCAB
+
+# Functions a notebook-05 `sample` calls by name; the check swaps in the reference ones anyway.
+NOTEBOOK_05_HELPERS = ("blank_canvas", "candidate_distributions", "confidence_scores", "reveal_counts",
+                       "reverse_update")
 
 
 @dataclass(frozen=True)
@@ -20,11 +25,13 @@ class Mutant:
     fails: tuple           # hidden checks that must catch it
 
     def load(self):
-        namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB)}
+        """The mutant's function, defined in a namespace like its notebook's (earlier cells included)."""
+        namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB),
+                     **{name: getattr(reference_batched, name) for name in NOTEBOOK_05_HELPERS}}
         exec(compile(self.source, f"<mutant {self.function}:{self.name}>", "exec"), namespace)
         return namespace[self.function]
 
 
 def catalog():
-    from . import forward, sampling
-    return list(forward.MUTANTS) + list(sampling.MUTANTS)
+    from . import batched, forward, sampling
+    return list(forward.MUTANTS) + list(sampling.MUTANTS) + list(batched.MUTANTS)

@@ -1,0 +1,245 @@
+"""Hidden checks for notebook 05: the first pass, confidence, reveal budgets, the reverse update
+and the batched sampler. Everything here is deterministic given the inputs, so the checks compare
+with the reference exactly (confidences are drawn distinct, so no ties decide anything)."""
+import torch
+
+from .. import batched as ref
+from .core import Failure, call, check, expect, references_in, vector
+
+PAD, MASK = 0, 1
+
+
+class FakeDenoiser(torch.nn.Module):
+    """A small random network whose logits depend on the token, its position and the row's context
+    (never on other rows), so batched and row-by-row sampling must agree, and ties never happen."""
+
+    def __init__(self, V=23, L_max=64, seed=0):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.token = torch.nn.Parameter(torch.randn(V, 16, generator=g))
+        self.position = torch.nn.Parameter(torch.randn(L_max, 16, generator=g))
+        self.out = torch.nn.Parameter(torch.randn(16, V, generator=g) * 2)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        h = self.token[x] + self.position[: x.shape[1]]
+        return torch.tanh(h + h.mean(dim=1, keepdim=True)) @ self.out
+
+
+def random_canvas(g, B, L, V=23):
+    """Rows with a prefix, masks (some already committed) and PAD tails; slots cover the middle.
+    A few masks outside the slots test that slots, not masks alone, decide eligibility."""
+    x = torch.randint(2, V, (B, L), generator=g)
+    slots = torch.zeros(B, L, dtype=torch.bool)
+    for b in range(B):
+        start = int(torch.randint(0, L // 2, (1,), generator=g))
+        end = int(torch.randint(start + 1, L + 1, (1,), generator=g))
+        slots[b, start:end] = True
+        x[b, end:] = PAD
+        masked = slots[b] & (torch.rand(L, generator=g) < 0.7)
+        x[b, masked] = MASK
+        if start > 0 and torch.rand(1, generator=g) < 0.5:
+            x[b, 0] = MASK  # a mask in the fixed prefix: not a generation slot
+    return x, slots
+
+
+@check("blank_canvas")
+def canvas(blank_canvas):
+    for B, L, mask_id in ((1, 12, 1), (4, 7, 50256), (3, 1, 0)):
+        x = call(blank_canvas, B, L, mask_id, what=f"blank_canvas({B}, {L}, {mask_id})")
+        expect(torch.is_tensor(x), f"blank_canvas should return a tensor, got {type(x).__name__}")
+        expect(tuple(x.shape) == (B, L), f"blank_canvas({B}, {L}, {mask_id}) should have shape "
+                                         f"[{B}, {L}], got {list(x.shape)}")
+        expect(x.dtype == torch.long, f"token ids are integers (torch.long), got {x.dtype}")
+        expect(bool((x == mask_id).all()), "every position of the canvas should hold the mask id: "
+                                           "a fully masked canvas, not an empty tensor")
+
+
+@check("candidate_distributions")
+def distributions(candidate_distributions):
+    g = torch.Generator().manual_seed(1)
+    for control in ([PAD, MASK], [PAD, MASK, 5]):
+        model = FakeDenoiser()
+        x, _ = random_canvas(g, 3, 9)
+        before = x.clone()
+        probs = call(candidate_distributions, model, x, control,
+                     what=f"candidate_distributions(model, x, {control})")
+        expect(torch.is_tensor(probs) and tuple(probs.shape) == (3, 9, 23),
+               f"expected distributions of shape [B, L, V] = [3, 9, 23], got "
+               f"{list(getattr(probs, 'shape', []))}")
+        expect(torch.equal(x, before), "candidate_distributions changed the canvas: it only predicts")
+        expect(model.calls == 1, f"one denoiser call gives every distribution; it was called {model.calls} times")
+        probs = probs.detach().float()
+        expect(bool((probs[..., control] == 0).all()),
+               f"control tokens {control} must get probability exactly 0 (set their logits to -inf "
+               "before the softmax)")
+        sums = probs.sum(dim=-1)
+        expect(torch.allclose(sums, torch.ones_like(sums), atol=1e-4),
+               f"each position's distribution over the vocabulary must sum to 1, got sums from "
+               f"{float(sums.min()):.3f} to {float(sums.max()):.3f} (softmax over the last axis)")
+        want = ref.candidate_distributions(FakeDenoiser(), x, control)
+        expect(torch.allclose(probs, want, atol=1e-5), "the distributions differ from the softmax of "
+                                                       "the model's logits with control tokens removed")
+
+
+@check("confidence_scores")
+def confidence(confidence_scores):
+    g = torch.Generator().manual_seed(2)
+    probs = torch.rand(4, 10, 12, generator=g) ** 3
+    probs[..., :3] = 0  # control tokens: zero probability must not produce NaN
+    probs = probs / probs.sum(dim=-1, keepdim=True)
+    default = vector_2d(call(confidence_scores, probs.clone(), what="confidence_scores(probs)"), "top")
+    expect(torch.allclose(default, ref.confidence_scores(probs, "top"), atol=1e-6),
+           "by default the confidence is each position's top probability")
+    for kind in ref.CONFIDENCE_KINDS:
+        got = vector_2d(call(confidence_scores, probs.clone(), kind,
+                             what=f"confidence_scores(probs, {kind!r})"), kind)
+        expect(not bool(torch.isnan(got).any()), f"confidence {kind!r} gave NaN (0 * log 0 counts as 0)")
+        expect(torch.allclose(got, ref.confidence_scores(probs, kind), atol=1e-5),
+               {"top": "'top' is the largest probability at each position",
+                "margin": "'margin' is the top probability minus the second one",
+                "neg_entropy": "'neg_entropy' is sum p log p over the vocabulary (higher = surer)"}[kind])
+
+
+def vector_2d(value, kind):
+    expect(torch.is_tensor(value) and tuple(value.shape) == (4, 10),
+           f"confidence {kind!r} should have shape [B, L] = [4, 10], got {list(getattr(value, 'shape', []))}")
+    return value.detach().float()
+
+
+@check("reveal_counts")
+def budgets(reveal_counts):
+    g = torch.Generator().manual_seed(3)
+    for _ in range(50):
+        remaining = torch.randint(0, 40, (5,), generator=g)
+        steps = int(torch.randint(1, 12, (1,), generator=g))
+        left = remaining.clone()
+        for steps_left in range(steps, 0, -1):
+            k = vector(call(reveal_counts, left.clone(), steps_left,
+                            what=f"reveal_counts({left.tolist()}, {steps_left})"),
+                       "the reveal counts", length=5, dtype=torch.long)
+            want = ref.reveal_counts(left, steps_left)
+            expect(torch.equal(k, want), f"with {left.tolist()} masks left and {steps_left} steps to go "
+                                         f"the budgets should be ceil(remaining / steps_left) = "
+                                         f"{want.tolist()} (one per row), got {k.tolist()}")
+            left = left - k
+        expect(bool((left == 0).all()), "every row's masks must be gone after the last step")
+
+
+EXAMPLE = dict(
+    x=torch.tensor([[7, 8, MASK, MASK, MASK, PAD], [9, MASK, MASK, MASK, PAD, PAD]]),
+    candidate_ids=torch.tensor([[7, 8, 11, 12, 13, 0], [9, 21, 22, 23, 0, 0]]),
+    confidence=torch.tensor([[0.99, 0.97, 0.55, 0.90, 0.72, 0.80], [0.88, 0.60, 0.30, 0.95, 0.10, 0.10]]),
+    generation_slots=torch.tensor([[False, False, True, True, True, False],
+                                   [False, True, True, True, False, False]]),
+    reveal_counts=[2, 1],
+)
+
+
+def update(reverse_update, x, candidate_ids, confidence, generation_slots, reveal_counts, what):
+    inputs = [t.clone() if torch.is_tensor(t) else t
+              for t in (x, candidate_ids, confidence, generation_slots, reveal_counts)]
+    out = call(reverse_update, *inputs, MASK, PAD, what=what)
+    for name, before, after in zip(("x", "candidate_ids", "confidence", "generation_slots"),
+                                   (x, candidate_ids, confidence, generation_slots), inputs):
+        expect(torch.equal(before, after), f"reverse_update modified its input {name}: build next_x "
+                                           "from a clone")
+    expect(torch.is_tensor(out) and out.shape == x.shape,
+           f"reverse_update should return a tensor of shape {list(x.shape)}")
+    return out
+
+
+@check("reverse_update.example")
+def worked_example(reverse_update):
+    out = update(reverse_update, **EXAMPLE, what="reverse_update on the lesson's example")
+    want = [[7, 8, MASK, 12, 13, PAD], [9, MASK, MASK, 23, PAD, PAD]]
+    expect(out.tolist() == want, f"the lesson's example should give {want}, got {out.tolist()}")
+
+
+def expect_value_error(reverse_update, why, **changes):
+    case = {**EXAMPLE, **changes}
+    try:
+        reverse_update(case["x"].clone(), case["candidate_ids"].clone(), case["confidence"].clone(),
+                       case["generation_slots"].clone(), case["reveal_counts"], MASK, PAD)
+    except ValueError:
+        return
+    except Exception as err:  # noqa: BLE001
+        raise Failure(f"{why}: expected a ValueError, got {type(err).__name__}: {err}") from None
+    raise Failure(f"{why}: reverse_update should raise a ValueError, it returned normally")
+
+
+@check("reverse_update.errors")
+def errors(reverse_update):
+    e = EXAMPLE
+    expect_value_error(reverse_update, "confidence of another shape", confidence=e["confidence"][:, :5])
+    expect_value_error(reverse_update, "candidate_ids of another shape", candidate_ids=e["candidate_ids"][:1])
+    expect_value_error(reverse_update, "generation_slots given as 0/1 integers",
+                       generation_slots=e["generation_slots"].long())
+    expect_value_error(reverse_update, "three reveal counts for two rows", reveal_counts=[1, 1, 1])
+    expect_value_error(reverse_update, "a reveal count above the row's eligible masks (row 1 has 3)",
+                       reveal_counts=[1, 4])
+    expect_value_error(reverse_update, "a negative reveal count", reveal_counts=[-1, 1])
+    candidates = e["candidate_ids"].clone()
+    candidates[0, 3] = MASK
+    expect_value_error(reverse_update, "the most confident proposal is MASK", candidate_ids=candidates)
+    candidates = e["candidate_ids"].clone()
+    candidates[1, 3] = PAD
+    expect_value_error(reverse_update, "the most confident proposal is PAD", candidate_ids=candidates)
+    # ...but a MASK proposal that is not committed is no error:
+    candidates = e["candidate_ids"].clone()
+    candidates[0, 2] = MASK
+    update(reverse_update, e["x"], candidates, e["confidence"], e["generation_slots"], [2, 1],
+           what="reverse_update with a MASK proposal that is not among the top 2")
+
+
+@check("reverse_update.invariants")
+def invariants(reverse_update):
+    g = torch.Generator().manual_seed(4)
+    for case in range(150):
+        B, L = int(torch.randint(1, 7, (1,), generator=g)), int(torch.randint(2, 21, (1,), generator=g))
+        x, slots = random_canvas(g, B, L)
+        candidates = torch.randint(2, 23, (B, L), generator=g)
+        confidence = torch.randperm(B * L, generator=g).reshape(B, L).float() / (B * L)  # distinct
+        eligible = (slots & (x == MASK)).sum(dim=1)
+        counts = [int(torch.randint(0, int(n) + 1, (1,), generator=g)) for n in eligible]
+        out = update(reverse_update, x, candidates, confidence, slots, counts,
+                     what=f"reverse_update on random batch {case} (B = {B}, L = {L})")
+        want = ref.reverse_update(x, candidates, confidence, slots, counts, MASK, PAD)
+        keep = ~(slots & (x == MASK))
+        expect(torch.equal(out[keep], x[keep]), "prefix, padding, earlier commits and masks outside the "
+                                                "generation slots must keep their ids")
+        new = (out != x).sum(dim=1).tolist()
+        expect(new == counts, f"each row must commit exactly its own reveal count {counts}, "
+                              f"committed {new}")
+        expect(torch.equal(out, want), "each row must commit its most confident eligible proposals")
+
+
+@check("sample")
+def batched_sampler(sample):
+    g = torch.Generator().manual_seed(5)
+    helpers = dict(blank_canvas=ref.blank_canvas, candidate_distributions=ref.candidate_distributions,
+                   confidence_scores=ref.confidence_scores, reveal_counts=ref.reveal_counts,
+                   reverse_update=ref.reverse_update)
+    with references_in(sample, **helpers):
+        for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
+            lengths = torch.randint(4, 17, (B,), generator=g).tolist()
+            prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
+                       for n in lengths]
+            model = FakeDenoiser(seed=case)
+            out = call(sample, model, prompts, lengths, steps, MASK, PAD, what=f"sample(model, prompts, "
+                       f"lengths={lengths}, steps={steps}, mask_id={MASK}, pad_id={PAD})")
+            expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
+                   f"sample should return [B, max length] = [{B}, {max(lengths)}], "
+                   f"got {list(getattr(out, 'shape', []))}")
+            expect(model.calls == steps, f"with {steps} steps the denoiser should run {steps} times, "
+                                         f"once before each update; it ran {model.calls} times")
+            want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, MASK, PAD)
+            for b, (prompt, n) in enumerate(zip(prompts, lengths)):
+                expect(out[b, :len(prompt)].tolist() == prompt.tolist(), f"row {b}: the prompt changed")
+                expect(bool((out[b, n:] == PAD).all()), f"row {b}: positions past its length {n} "
+                                                        "must stay PAD")
+                expect(not bool((out[b, :n] == MASK).any()), f"row {b}: masks are left after the last step")
+            expect(torch.equal(out, want), "the batched sampler must give exactly what sampling each row "
+                                           "alone gives (fresh predictions after every update, each row "
+                                           "its own budget)")

@@ -1,0 +1,94 @@
+"""Reference batched sampler of notebook 05: the lesson's worked example, every error, and equality
+of the vectorised sampler with the row-by-row one."""
+import pytest
+import torch
+
+from maskdiff_solutions import batched
+from maskdiff_solutions.grading.batched import EXAMPLE, MASK, PAD, FakeDenoiser, random_canvas
+
+pytestmark = pytest.mark.nb05
+
+
+def run(**changes):
+    case = {**EXAMPLE, **changes}
+    return batched.reverse_update(case["x"], case["candidate_ids"], case["confidence"],
+                                  case["generation_slots"], case["reveal_counts"], MASK, PAD)
+
+
+def test_worked_example():
+    assert run().tolist() == [[7, 8, 1, 12, 13, 0], [9, 1, 1, 23, 0, 0]]
+
+
+@pytest.mark.parametrize("changes,message", [
+    (dict(confidence=EXAMPLE["confidence"][:, :5]), r"one shape \[batch, length\]; got \(2, 6\), \(2, 6\), \(2, 5\)"),
+    (dict(generation_slots=EXAMPLE["generation_slots"].long()), "must be Boolean, got torch.int64"),
+    (dict(reveal_counts=[1, 1, 1]), "one reveal count per batch row: 2 rows, 3 counts"),
+    (dict(reveal_counts=[1, 4]), "row 1: reveal count 4 is not between 0 and its 3 eligible masks"),
+    (dict(reveal_counts=[-1, 0]), "row 0: reveal count -1"),
+    (dict(reveal_counts=[1.5, 0]), "whole numbers"),
+    (dict(candidate_ids=torch.tensor([[7, 8, 11, MASK, 13, 0], [9, 21, 22, 23, 0, 0]])),
+     "row 0, position 3: a committed proposal cannot be MASK or PAD"),
+])
+def test_errors_name_the_problem(changes, message):
+    with pytest.raises(ValueError, match=message):
+        run(**changes)
+
+
+def test_inputs_are_not_modified_and_counts_may_be_a_tensor():
+    before = {k: v.clone() for k, v in EXAMPLE.items() if torch.is_tensor(v)}
+    run(reveal_counts=torch.tensor([2, 1]))
+    assert all(torch.equal(before[k], EXAMPLE[k]) for k in before)
+
+
+def test_distributions_exclude_control_tokens_and_sum_to_one():
+    x = batched.blank_canvas(2, 12, MASK)
+    probs = batched.candidate_distributions(FakeDenoiser(), x, [PAD, MASK])
+    assert probs.shape == (2, 12, 23) and (probs[..., [PAD, MASK]] == 0).all()
+    assert torch.allclose(probs.sum(-1), torch.ones(2, 12)) and (x == MASK).all()
+
+
+def test_distributions_name_a_bad_model():
+    with pytest.raises(ValueError, match=r"logits of shape \[B, L, V\] = \[2, 12, V\], got \(2, 23\)"):
+        batched.candidate_distributions(lambda x: torch.zeros(2, 23), batched.blank_canvas(2, 12, MASK), [0])
+
+
+def test_confidence_kinds_order_a_sharp_row_above_a_flat_one():
+    probs = torch.tensor([[[0.9, 0.1, 0.0], [0.4, 0.3, 0.3]]])
+    for kind in batched.CONFIDENCE_KINDS:
+        scores = batched.confidence_scores(probs, kind)
+        assert scores[0, 0] > scores[0, 1] and not torch.isnan(scores).any()
+    with pytest.raises(ValueError, match="confidence kind must be one of"):
+        batched.confidence_scores(probs, "loudest")
+
+
+def test_reveal_counts_empty_every_row_on_the_last_step():
+    left = torch.tensor([0, 1, 7, 32])
+    for steps_left in range(5, 0, -1):
+        left = left - batched.reveal_counts(left, steps_left)
+    assert left.tolist() == [0, 0, 0, 0]
+    with pytest.raises(ValueError, match="steps_left must be at least 1"):
+        batched.reveal_counts(left, 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_batched_sampler_equals_row_by_row(seed):
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(3, 30, (7,), generator=g).tolist()
+    prompts = [torch.randint(2, 23, (int(torch.randint(0, n, (1,), generator=g)),), generator=g) for n in lengths]
+    model = FakeDenoiser(seed=seed)
+    out = batched.sample(model, prompts, lengths, 6, MASK, PAD)
+    assert torch.equal(out, batched.sample_rowwise(model, prompts, lengths, 6, MASK, PAD))
+    for b, (p, n) in enumerate(zip(prompts, lengths)):
+        assert out[b, :len(p)].tolist() == p.tolist() and (out[b, n:] == PAD).all()
+        assert not (out[b, :n] == MASK).any()
+
+
+def test_prompt_that_does_not_fit_is_named():
+    with pytest.raises(ValueError, match="row 0: prompt of 5 tokens does not fit in length 3"):
+        batched.prompt_canvas([torch.arange(5)], [3], MASK, PAD)
+
+
+def test_random_canvas_has_masks_outside_slots_sometimes():
+    g = torch.Generator().manual_seed(0)
+    seen = any(((x == MASK) & ~slots).any() for x, slots in (random_canvas(g, 4, 12) for _ in range(20)))
+    assert seen

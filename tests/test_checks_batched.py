@@ -1,0 +1,88 @@
+"""Hidden checks of notebook 05 accept correct implementations written in other styles, the
+lesson's per-row loop among them."""
+import math
+
+import pytest
+import torch
+
+from maskdiff_solutions import grading
+
+pytestmark = pytest.mark.nb05
+
+
+def reverse_update_loop(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id, pad_id):
+    if not (x.shape == candidate_ids.shape == confidence.shape == generation_slots.shape):
+        raise ValueError("shapes differ")
+    if generation_slots.dtype != torch.bool:
+        raise ValueError("slots must be Boolean")
+    if len(reveal_counts) != x.shape[0]:
+        raise ValueError("one count per row")
+    out = x.clone()
+    eligible = generation_slots & (x == mask_id)
+    for b in range(x.shape[0]):
+        k = int(reveal_counts[b])
+        if not 0 <= k <= int(eligible[b].sum()):
+            raise ValueError("bad count")
+        if k:
+            positions = confidence[b].masked_fill(~eligible[b], -math.inf).topk(k).indices
+            if ((candidate_ids[b, positions] == mask_id) | (candidate_ids[b, positions] == pad_id)).any():
+                raise ValueError("MASK or PAD proposal")
+            out[b, positions] = candidate_ids[b, positions]
+    return out
+
+
+def reveal_counts_list(remaining, steps_left):
+    return [math.ceil(int(r) / steps_left) for r in remaining]
+
+
+def distributions_masked_fill(model, x, control_ids):
+    logits = model(x).detach()
+    banned = torch.zeros(logits.shape[-1], dtype=torch.bool)
+    banned[list(control_ids)] = True
+    return logits.masked_fill(banned, float("-inf")).softmax(-1)
+
+
+def confidence_loops(probs, kind="top"):
+    if kind == "top":
+        return probs.amax(-1)
+    ordered = probs.sort(dim=-1, descending=True).values
+    if kind == "margin":
+        return ordered[..., 0] - ordered[..., 1]
+    return torch.special.xlogy(probs, probs).sum(-1)
+
+
+def canvas_new_full(batch_size, length, mask_id):
+    return torch.zeros(1, dtype=torch.long).new_full((batch_size, length), mask_id)
+
+
+def sample_own_loop(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    """Builds its canvas row by row and calls the helpers by their notebook names."""
+    L = max(lengths)
+    rows, slots = [], []
+    for p, n in zip(prompts, lengths):
+        p = list(p.tolist())
+        rows.append(p + [mask_id] * (n - len(p)) + [pad_id] * (L - n))
+        slots.append([False] * len(p) + [True] * (n - len(p)) + [False] * (L - n))
+    x, slots = torch.tensor(rows), torch.tensor(slots)
+    for s in range(steps, 0, -1):
+        probs = candidate_distributions(model, x, [pad_id, mask_id, *control_ids])  # noqa: F821
+        confidence, candidates = probs.max(-1)
+        k = reveal_counts((slots & (x == mask_id)).sum(1), s)  # noqa: F821
+        x = reverse_update(x, candidates, confidence, slots, k, mask_id, pad_id)  # noqa: F821
+    return x
+
+
+candidate_distributions = distributions_masked_fill
+reveal_counts = reveal_counts_list
+reverse_update = reverse_update_loop
+
+
+@pytest.mark.parametrize("name,function", [
+    ("reverse_update.example", reverse_update_loop), ("reverse_update.errors", reverse_update_loop),
+    ("reverse_update.invariants", reverse_update_loop), ("reveal_counts", reveal_counts_list),
+    ("candidate_distributions", distributions_masked_fill), ("confidence_scores", confidence_loops),
+    ("blank_canvas", canvas_new_full), ("sample", sample_own_loop),
+], ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_other_correct_styles_pass(name, function):
+    outcome = grading.evaluate(name, function)
+    assert outcome.passed, outcome.message
