@@ -1,0 +1,65 @@
+"""Autograder power: the reference under many grading seeds, every mutant under its checks.
+
+    python benchmarks/power.py [--seeds 200] [--jobs 2]
+
+Prints, per check, how many seeds the reference failed (expected: 0; each check's false-failure
+probability is at most 1e-6, so 200 seeds x all checks should see none), how many mutants each check
+catches, and the wall time. CI runs 5 seeds (tests/test_checks.py); this runs as many as you ask.
+"""
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import maskdiff_solutions as reference  # noqa: E402
+from maskdiff_solutions import grading  # noqa: E402
+
+
+def reference_failures(seed):
+    os.environ[grading.SEED_VARIABLE] = str(seed)
+    return [name for name in grading.CHECKS
+            if not grading.evaluate(name, getattr(reference, name.split(".")[0])).passed]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    failures = Counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for failed in pool.map(reference_failures, range(args.seeds)):
+            failures.update(failed)
+    reference_seconds = time.perf_counter() - started
+
+    from tests.mutants import catalog
+    caught, escaped = Counter(), []
+    started = time.perf_counter()
+    for mutant in catalog():
+        buggy = mutant.load()
+        failed = {n for n in grading.CHECKS if n.split(".")[0] == mutant.function
+                  and not grading.evaluate(n, buggy).passed}
+        caught.update(failed)
+        if not failed:
+            escaped.append(f"{mutant.function}: {mutant.name}")
+    mutant_seconds = time.perf_counter() - started
+
+    print(f"{'check':34s} {'reference fails':>16s} {'mutants caught':>15s}")
+    for name in sorted(grading.CHECKS):
+        print(f"{name:34s} {failures[name]:>10d}/{args.seeds:<5d} {caught[name]:>15d}")
+    print(f"reference: {args.seeds} seeds x {len(grading.CHECKS)} checks in {reference_seconds:.0f} s "
+          f"({args.jobs} processes); false failures: {sum(failures.values())}")
+    print(f"mutants: {len(catalog())} graded in {mutant_seconds:.0f} s; escaped every check: "
+          f"{escaped or 'none'}")
+    return 1 if failures or escaped else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
