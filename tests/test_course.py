@@ -1,5 +1,6 @@
 """The instructor pipeline end to end: grading a batch through nbgrader, feedback, export, demo, CLI."""
 import csv
+import os
 import subprocess
 import sys
 
@@ -106,12 +107,41 @@ def test_grade_names_a_missing_folder(course, tmp_path, capsys):
     assert status == 2 and "no submissions folder at" in capsys.readouterr().err
 
 
+# What a Colab runtime has (and a laptop after `pip install -r requirements.txt`): the notebooks may
+# import nothing else, and never the hidden package.
+COLAB_MODULES = {"torch", "transformers", "numpy", "matplotlib", "requests", "tqdm", "tokenizers",
+                 "collections", "importlib", "math", "os", "re", "subprocess", "sys", "time", "json",
+                 "pathlib", "random", "itertools", "functools", "dataclasses", "typing", "io", "shutil",
+                 "tempfile", "textwrap", "contextlib", "warnings", "zlib", "hashlib", "urllib", "string"}
+
+
+def imported_modules(source):
+    import ast
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_release_imports_only_what_colab_has(course):
+    for name in course.notebooks():
+        nb = notebooks.read(course.release_dir / name)
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and not c.source.startswith("!"))
+        extra = imported_modules(code) - COLAB_MODULES
+        assert not extra, f"{name} imports {extra}, which a Colab runtime lacks"
+
+
 def test_solved_release_runs_without_the_hidden_package(course, tmp_path):
     """What a student has on Colab: the release notebook, no maskdiff_solutions. The visible tests
-    of a correct solution pass there."""
+    of a correct solution pass there, and running the set-up cell twice changes nothing."""
     import nbclient
     for name in course.notebooks():
         nb = demo.solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
+        setup = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == "setup")
+        nb.cells.insert(setup + 1, nb.cells[setup].copy())  # the set-up cell must be idempotent
         (tmp_path / "maskdiff_solutions.py").write_text("raise ImportError('students do not have this')")
         client = nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(tmp_path)}})
-        client.execute(env={"CI": "1", "PYTHONPATH": ""})  # nbclient raises on the first error
+        client.execute(env={**os.environ, "CI": "1", "PYTHONPATH": ""})  # raises on the first error
