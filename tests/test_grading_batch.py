@@ -1,0 +1,134 @@
+"""Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
+status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
+import re
+import sqlite3
+
+import pytest
+from nbgrader.api import Gradebook
+
+from maskdiff_solutions.course import cli, notebooks, summary
+from maskdiff_solutions.course.grade import grade
+
+pytestmark = [pytest.mark.course, pytest.mark.slow]
+
+
+def test_every_case_gets_its_status_and_score(graded_batch, awkward_batch):
+    rows, expected = graded_batch[1], awkward_batch[1]
+    wrong = {key: (expected[key], (row.status, row.auto_score)) for key, row in rows.items()
+             if (row.status, row.auto_score) != (expected[key].status, expected[key].score)}
+    assert not wrong, wrong
+    assert set(rows) == set(expected)
+
+
+def test_every_row_that_is_not_plainly_graded_says_why(graded_batch):
+    for row in graded_batch[1].values():
+        if row.status != "graded":
+            assert row.reason, row
+        if row.status == "repaired":
+            assert row.repairs, row
+
+
+@pytest.mark.parametrize("student, words", [
+    ("broken", "not valid JSON"), ("empty", "the file is empty"), ("wrong_notebook", "some other notebook"),
+    ("kernel_death", "the kernel died"), ("endless_loop", "time limit"), ("huge_output", "was cut"),
+    ("vandal", "deleted"), ("imports_hidden", "integrity"), ("shadow", "named like the hidden package"),
+    ("nothing", "was not in the submission"),
+])
+def test_reasons_name_the_problem(graded_batch, student, words):
+    for (who, _), row in graded_batch[1].items():
+        if who == student:
+            assert words in row.reason, row
+
+
+@pytest.mark.parametrize("student, words", [
+    ("stripped", "restored the nbgrader metadata"), ("duplicated", "kept the edited copy"),
+    ("deleted_test", "re-added the deleted cell"), ("colab", "nbformat 4.0"), ("colab", "Copy of"),
+])
+def test_repairs_are_reported_per_student(graded_batch, student, words):
+    for (who, _), row in graded_batch[1].items():
+        if who == student:
+            assert words in row.repairs, row
+
+
+def test_handed_in_files_are_never_modified(graded_batch, awkward_batch):
+    folder, _, fingerprint = awkward_batch
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == fingerprint
+
+
+def test_integrity_marks_are_withheld_in_the_gradebook_too(graded_batch, course):
+    workspace = graded_batch[0]
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        for name in course.notebooks():
+            nb = notebooks.read(course.release_dir / name)
+            stem = name.removesuffix(".ipynb")
+            honest = gradebook.find_submission_notebook(stem, "maskdiff", "reference")
+            cheat = gradebook.find_submission_notebook(stem, "maskdiff", "imports_hidden")
+            assert honest.score > 0 and cheat.score == 0 and nb.cells
+
+
+def test_huge_output_is_cut_in_the_graded_notebook(graded_batch, course):
+    workspace = graded_batch[0]
+    for name in course.notebooks():
+        path = workspace / "autograded" / "huge_output" / "maskdiff" / name
+        assert path.stat().st_size < 2_000_000
+
+
+def test_feedback_never_shows_hidden_code_and_says_what_failed(graded_batch):
+    workspace = graded_batch[0]
+    pages = sorted((workspace / "feedback").rglob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text()
+        for secret in ("grading.run", notebooks.BEGIN_HIDDEN, "maskdiff_solutions/", "grading/core.py"):
+            assert secret not in html, (page, secret)
+        if "imports_hidden" not in page.parts:  # that student's own cell names the package
+            assert "maskdiff_solutions" not in html, page
+    first = lambda student: next((workspace / "feedback" / student).rglob("*.html")).read_text()  # noqa: E731
+    assert "the kernel died" in first("kernel_death") and "not run" in first("kernel_death")
+    assert "replace its" in first("untouched")  # NotImplementedError in plain words
+    assert "time limit" in first("endless_loop")
+
+
+def test_summary_counts_pass_rates_and_totals(graded_batch, tmp_path):
+    _, rows, report = graded_batch
+    text = summary.write(report, tmp_path)
+    graded = sum(1 for row in rows.values() if row.status in ("graded", "repaired", "flagged"))
+    rates = summary.pass_rates(report)
+    assert rates and all(total == graded for _, total in rates.values())
+    for (notebook, test), (passed, total) in rates.items():
+        assert re.search(rf"{re.escape(notebook + '/' + test)}\s+#*\s+{passed:>3}/{total}", text)
+    scores, most = summary.totals(report)
+    assert scores["reference"] == most and scores["untouched"] == 0
+    assert (tmp_path / "grading-summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _gradebook_rows(db, students):
+    """Every grade of the batch as plain values (ids and timestamps differ from run to run)."""
+    con = sqlite3.connect(db)
+    try:
+        return sorted(con.execute(
+            "SELECT sa.student_id, n.name, g.name, g.auto_score, g.manual_score, g.needs_manual_grade "
+            "FROM grade g JOIN submitted_notebook sn ON g.notebook_id = sn.id "
+            "JOIN notebook n ON sn.notebook_id = n.id "
+            "JOIN submitted_assignment sa ON sn.assignment_id = sa.id").fetchall())
+    finally:
+        con.close()
+
+
+def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, graded_batch, tmp_path):
+    workspace, rows, report = graded_batch
+    parallel = grade(course, awkward_batch[0], tmp_path, jobs=2, progress=False)
+    assert [vars(row) for row in parallel.rows] == [vars(row) for row in report.rows]
+    assert parallel.tests == report.tests
+    assert _gradebook_rows(tmp_path / "gradebook.db", rows) == _gradebook_rows(workspace / "gradebook.db",
+                                                                                rows)
+    assert (tmp_path / "grades.csv").read_text() == (workspace / "grades.csv").read_text()
+    listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
+    assert listing(tmp_path) == listing(workspace)
+
+
+def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
+    (tmp_path / "collected").mkdir()
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path), "--jobs", "0"])
+    assert status == 2 and "--jobs must be at least 1" in capsys.readouterr().err
