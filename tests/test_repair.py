@@ -139,3 +139,14 @@ def test_student_code_naming_the_hidden_package_is_found(pair):
 
 def json_copy(nb):
     return nbformat.from_dict(json.loads(json.dumps(nb)))
+
+
+def test_a_notebook_under_a_name_of_its_own_is_found_by_content(course, tmp_path):
+    from maskdiff_solutions.course.grade import pick_files, recognise_by_content
+    name = course.notebooks()[0]
+    notebooks.write(notebooks.read(course.release_dir / name), tmp_path / "my homework.ipynb")
+    (tmp_path / "notes.ipynb").write_text("{ not json")
+    releases = {n: notebooks.read(course.release_dir / n) for n in course.notebooks()}
+    chosen = pick_files(course.notebooks(), tmp_path)
+    assert chosen == {}
+    assert recognise_by_content(releases, tmp_path, chosen) == {name: tmp_path / "my homework.ipynb"}

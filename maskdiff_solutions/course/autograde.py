@@ -5,6 +5,7 @@ nbgrader's own Execute gives up on the whole student when the kernel dies (os._e
 memory) and deletes their autograded folder; its LimitOutput counts lines, so one 50 MB line passes.
 """
 import os
+import time
 
 from nbclient.exceptions import DeadKernelError
 from nbformat.v4 import new_output
@@ -23,10 +24,15 @@ def error(ename, evalue):
 
 class SurvivingExecute(Execute):
     """Execute, but a dead kernel fails the cell that killed it and every code cell after it (so
-    their tests score 0, not the full marks an unexecuted cell would get) instead of the student."""
+    their tests score 0, not the full marks an unexecuted cell would get) instead of the student.
+    The same happens to the cells left when the notebook has run for notebook_timeout seconds: a
+    kernel that ignores interrupts would otherwise cost the cell timeout once per remaining cell."""
+
+    notebook_timeout = Integer(300, help="seconds a whole notebook may run").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
-        self._died_in = None
+        self._stopped = None
+        self._deadline = None  # set at the first cell: starting the kernel does not count
         nb, resources = super().preprocess(nb, resources, km)
         # A cell may have deleted the folder it ran in; nbgrader writes the graded notebook there.
         folder = (resources or {}).get("metadata", {}).get("path")
@@ -37,13 +43,17 @@ class SurvivingExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        if self._died_in is not None:
-            cell.outputs = [error(NOT_RUN, f"not run: the kernel died in cell {self._died_in + 1}")]
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self.notebook_timeout
+        if self._stopped is None and time.monotonic() > self._deadline:
+            self._stopped = f"not run: the notebook used up the grader's {self.notebook_timeout} s"
+        if self._stopped is not None:
+            cell.outputs = [error(NOT_RUN, self._stopped)]
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            self._died_in = index
+            self._stopped = f"not run: the kernel died in cell {index + 1}"
             cell.outputs.append(error(KERNEL_DIED, "the kernel died while running this cell "
                                                    "(os._exit, a crash, or out of memory)"))
             return cell, resources

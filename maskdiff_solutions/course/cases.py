@@ -66,7 +66,9 @@ def _duplicate_stub(nb, release_nb):
     """The student copied the first function's cell, solved one copy and left the stub after it."""
     name = notebooks.grade_id(_functions(release_nb)[0])
     stub = next(c for c in release_nb.cells if notebooks.grade_id(c) == name)
-    return _after(nb, name, nbformat.from_dict(json.loads(json.dumps(stub))))
+    copy = nbformat.from_dict(json.loads(json.dumps(stub)))
+    copy.id = f"{stub.id}-copy"  # Jupyter gives a copied cell an id of its own, not its metadata
+    return _after(nb, name, copy)
 
 
 def _delete_first_test(nb):

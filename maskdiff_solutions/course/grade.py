@@ -23,6 +23,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -74,6 +75,7 @@ class Report:
     csv_path: Path
     feedback_dir: Path
     tests: dict = field(default_factory=dict)  # (student, notebook) -> {test: (score, max)}
+    merge_seconds: float = 0.0  # time spent merging scratch workspaces (what isolation costs)
 
 
 def student_id(folder_name):
@@ -128,6 +130,27 @@ def pick_files(expected, folder):
     return chosen
 
 
+def recognise_by_content(releases, folder, chosen):
+    """Notebooks under names of their own ('homework.ipynb'): each missing notebook gets the unused
+    file that holds most of its release's cells, if any holds at least MIN_RECOGNISED of them."""
+    unused = [p for p in _notebook_files(folder) if p not in chosen.values()]
+    found = {}
+    for name, release_nb in releases.items():
+        if name in chosen or not unused:
+            continue
+        shares = []
+        for path in unused:
+            try:
+                shares.append((repair.recognised_share(repair.load(path), release_nb), path))
+            except repair.Unreadable:
+                continue
+        share, path = max(shares, default=(0.0, None), key=lambda pair: pair[0])
+        if share >= repair.MIN_RECOGNISED:
+            found[name] = path
+            unused.remove(path)
+    return found
+
+
 def prepare(course, folder, target):
     """Copy the student's folder to target with each expected notebook repaired (nothing in folder
     is changed); returns {notebook name: Prepared}."""
@@ -135,6 +158,7 @@ def prepare(course, folder, target):
     expected = course.notebooks()
     chosen = pick_files(expected, folder)
     releases = {name: notebooks.read(course.release_dir / name) for name in expected}
+    chosen.update(recognise_by_content(releases, folder, chosen))
     prepared = {}
     for name in expected:
         path = chosen.get(name)
@@ -171,6 +195,10 @@ def outcome_notes(nb):
             if ename == autograde.KERNEL_DIED:
                 notes.append(("flagged", f"the kernel died in {label} (os._exit, a crash or memory); "
                                          f"the cells after it were not run"))
+            elif ename == autograde.NOT_RUN and "used up" in output.get("evalue", ""):
+                notes.append(("flagged", f"the notebook ran out of time before {label}; "
+                                         f"the cells from there on were not run"))
+                break
             elif ename == autograde.TIMED_OUT:
                 notes.append(("flagged", f"{label} ran past the cell time limit and was interrupted"))
             elif autograde.TRUNCATED in str(output.get("text", "")) + str(output.get("data", "")):
@@ -300,8 +328,11 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True):
                            str(Path(scratch) / student)) for student, folder in batch.items()}
         bar = tqdm(total=len(tasks), desc="grading", unit="student", disable=not progress,
                    file=sys.stderr)
+        merging = 0.0
         for student, result in _run(tasks, jobs):
+            started = time.perf_counter()
             merge(main_db, Path(tasks[student][4]), workspace, result, course.assignment)
+            merging += time.perf_counter() - started
             results[student] = result
             bar.update()
         bar.close()
@@ -310,7 +341,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True):
              for notebook, scores_ in results[student].tests.items()}
     csv_path = workspace / "grades.csv"
     write_csv(rows, csv_path)
-    return Report(rows, csv_path, workspace / "feedback", tests)
+    return Report(rows, csv_path, workspace / "feedback", tests, merging)
 
 
 def _run(tasks, jobs):
