@@ -133,3 +133,20 @@ def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
                        "--workspace", str(tmp_path), "--jobs", "0"])
     assert status == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_path, monkeypatch):
+    from maskdiff_solutions.course import grade as grading
+    for student in ("a", "b"):
+        (tmp_path / "collected" / student).mkdir(parents=True)
+    real = grading.grade_student
+
+    def fragile(course_root, template, student, folder, scratch):
+        if student == "a":
+            raise OSError("disk full")
+        return real(course_root, template, student, folder, scratch)
+    monkeypatch.setattr(grading, "grade_student", fragile)
+    report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False)
+    assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
+    assert all("grading crashed: OSError: disk full" in row.reason
+               for row in report.rows if row.student == "a")

@@ -176,8 +176,8 @@ def prepare(course, folder, target):
         if fixed.recognised < repair.MIN_RECOGNISED:
             others = [other for other in expected if other != name and
                       repair.recognised_share(nb, releases[other]) >= repair.MIN_RECOGNISED]
-            info.problem = (f"{info.file} is some other notebook: only {fixed.recognised:.0%} of its cells are "
-                            f"in the release" + (f" (it looks like {others[0]})" if others else ""))
+            info.problem = (f"{info.file} is some other notebook: it holds {fixed.recognised:.0%} of "
+                            f"the release's cells" + (f" (it looks like {others[0]})" if others else ""))
             continue
         info.changes += fixed.changes
         info.hidden_uses = repair.hidden_package_uses(fixed.nb)
@@ -198,7 +198,7 @@ def outcome_notes(nb):
             elif ename == autograde.NOT_RUN and "used up" in output.get("evalue", ""):
                 notes.append(("flagged", f"the notebook ran out of time before {label}; "
                                          f"the cells from there on were not run"))
-                break
+                return notes  # every later cell says the same
             elif ename == autograde.TIMED_OUT:
                 notes.append(("flagged", f"{label} ran past the cell time limit and was interrupted"))
             elif autograde.TRUNCATED in str(output.get("text", "")) + str(output.get("data", "")):
@@ -349,12 +349,27 @@ def _run(tasks, jobs):
     (fresh interpreters: nothing of this process's state, threads or kernels is shared)."""
     if jobs == 1 or len(tasks) < 2:
         for student, args in tasks.items():
-            yield student, grade_student(*args)
+            try:
+                yield student, grade_student(*args)
+            except Exception as err:  # noqa: BLE001 - one student's crash must not end the batch
+                yield student, crashed(args, err)
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         futures = {pool.submit(grade_student, *args): student for student, args in tasks.items()}
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            student = futures[future]
+            try:
+                yield student, future.result()
+            except Exception as err:  # noqa: BLE001 - a crashed worker included
+                yield student, crashed(tasks[student], err)
+
+
+def crashed(args, err):
+    """The rows of a student whose grading itself broke: failed, saying how."""
+    course, student = Course.load(args[0]), args[2]
+    return StudentResult(student, [Row(student, Path(name).stem, "failed",
+                                       reason=f"grading crashed: {type(err).__name__}: {err}")
+                                   for name in course.notebooks()])
 
 
 SUBMISSION_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment")
@@ -364,6 +379,8 @@ def merge(main_db, scratch, workspace, result, assignment):
     """Move one student's results from their scratch workspace into the real one: gradebook rows
     (same ids: the scratch gradebook is a copy of the real one), autograded notebooks, feedback."""
     student = result.student
+    if not (scratch / "db" / "gradebook.db").is_file():  # grading crashed before it began
+        return
     con = sqlite3.connect(main_db)
     try:
         con.execute("ATTACH DATABASE ? AS w", (str(scratch / "db" / "gradebook.db"),))
