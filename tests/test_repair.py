@@ -150,3 +150,18 @@ def test_a_notebook_under_a_name_of_its_own_is_found_by_content(course, tmp_path
     chosen = pick_files(course.notebooks(), tmp_path)
     assert chosen == {}
     assert recognise_by_content(releases, tmp_path, chosen) == {name: tmp_path / "my homework.ipynb"}
+
+
+def test_an_edited_given_cell_keeps_its_place_and_a_stranger_does_not_take_it(pair):
+    for release_nb, nb in pair:
+        locked = next(i for i, c in enumerate(release_nb.cells)
+                      if notebooks.nbgrader(c).get("locked") and not notebooks.is_test(c))
+        edited = cases._strip_metadata(json_copy(nb))
+        edited.cells[locked].source += "\nprint('my addition')"
+        fixed = repair.repair(edited, release_nb)
+        assert ids(fixed.nb) == ids(release_nb) and len(fixed.nb.cells) == len(nb.cells)
+        replaced = cases._strip_metadata(json_copy(nb))
+        replaced.cells[locked].source = "print('something else entirely')"
+        fixed = repair.repair(replaced, release_nb)
+        assert ids(fixed.nb) == ids(release_nb) and len(fixed.nb.cells) == len(nb.cells) + 1
+        assert any("re-added" in change for change in fixed.changes)

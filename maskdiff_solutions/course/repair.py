@@ -20,6 +20,8 @@ from . import notebooks
 
 # Below this share of the release's cells found in a submission, it is some other notebook.
 MIN_RECOGNISED = 0.5
+# An edited given cell is still that cell when this much of its text is left (difflib's ratio).
+MIN_SIMILAR = 0.6
 HIDDEN_NAME = re.compile(r"maskdiff[\W_]*solutions")  # also catches "maskdiff" + "_solutions"
 
 
@@ -190,9 +192,9 @@ def _match(nb, release_nb, changes):
         gap = [i for i in range(before + 1, after)
                if i not in owner and nb.cells[i].cell_type == cell.cell_type
                and not notebooks.grade_id(nb.cells[i])]
-        if notebooks.nbgrader(cell).get("locked") and gap:  # an edited given cell: the closest text
-            gap = [max(gap, key=lambda i: difflib.SequenceMatcher(
-                None, _key(nb.cells[i].source), _key(cell.source)).ratio())]
+        if notebooks.nbgrader(cell).get("locked"):  # an edited given cell: the closest text, if close
+            gap = [i for i in gap if difflib.SequenceMatcher(
+                None, _key(nb.cells[i].source), _key(cell.source)).ratio() >= MIN_SIMILAR][:1]
         if gap:
             owner[gap[0]] = r
             _restore(nb.cells[gap[0]], cell, "its place between the cells around it", changes)
