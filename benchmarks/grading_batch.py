@@ -9,13 +9,15 @@ gradebook.
 """
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from maskdiff_solutions.course import cases
-from maskdiff_solutions.course.grade import grade
-from maskdiff_solutions.course.layout import Course
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, installed or not
+from maskdiff_solutions.course import cases  # noqa: E402
+from maskdiff_solutions.course.grade import grade  # noqa: E402
+from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
