@@ -150,3 +150,14 @@ def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_p
     assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
     assert all("grading crashed: OSError: disk full" in row.reason
                for row in report.rows if row.student == "a")
+
+
+def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, capsys):
+    for student in ("a", "b"):
+        (tmp_path / "collected" / student).mkdir(parents=True)
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path / "ws"), "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert status == 0 and "statuses: missing 2" in out and "autograded totals" in out
+    assert (tmp_path / "ws" / "grading-summary.png").is_file()
+    assert (tmp_path / "ws" / "grading-summary.txt").read_text().strip() in out
