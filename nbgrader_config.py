@@ -18,6 +18,19 @@ c.Execute.timeout = 30
 # nbgrader's default kernel arguments, plus a quieter kernel log.
 c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
 
+# A dead kernel fails its cell and the cells after it instead of the whole student; huge outputs are
+# cut (maskdiff_solutions/course/autograde.py). The rest is nbgrader's default chain.
+c.Autograde.autograde_preprocessors = [
+    "maskdiff_solutions.course.autograde.SurvivingExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "maskdiff_solutions.course.autograde.LimitOutputSize",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
 # Feedback shows what failed, never the hidden tests' code.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",

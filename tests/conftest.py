@@ -1,5 +1,4 @@
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,22 +25,21 @@ def fresh_release(course, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def graded_batch(course, tmp_path_factory):
-    """One grading run over the demo's three students plus the awkward ones a real batch holds."""
-    from maskdiff_solutions.course.demo import build_submissions
+def awkward_batch(course, tmp_path_factory):
+    """The batch of maskdiff_solutions.course.cases — the demo's three students plus one per awkward
+    case a real batch holds — built from the release, with what each must get, and a fingerprint
+    of every file handed in (grading must leave them alone)."""
+    from maskdiff_solutions.course import cases
+    folder = tmp_path_factory.mktemp("collected")
+    expected = cases.build(course, folder)
+    fingerprint = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    return folder, expected, fingerprint
+
+
+@pytest.fixture(scope="session")
+def graded_batch(course, awkward_batch, tmp_path_factory):
+    """One serial grading run over the awkward batch: (workspace, {(student, notebook): row}, report)."""
     from maskdiff_solutions.course.grade import grade
     workspace = tmp_path_factory.mktemp("grading")
-    batch = workspace / "collected"
-    build_submissions(course, batch)
-    # A student who ships a fake hidden package that would pass every hidden test.
-    shutil.copytree(batch / "untouched", batch / "shadow")
-    (batch / "shadow" / "maskdiff_solutions").mkdir()
-    (batch / "shadow" / "maskdiff_solutions" / "__init__.py").write_text("")
-    (batch / "shadow" / "maskdiff_solutions" / "grading.py").write_text("def run(*a, **k): pass\n")
-    # A notebook that is not JSON at all, and a student who handed in nothing.
-    (batch / "broken").mkdir()
-    for name in course.notebooks():
-        (batch / "broken" / name).write_text("{ this is not a notebook")
-    (batch / "nothing").mkdir()
-    report = grade(course, batch, workspace)
-    return workspace, {(row.student, row.notebook): row for row in report.rows}
+    report = grade(course, awkward_batch[0], workspace, jobs=1, progress=False)
+    return workspace, {(row.student, row.notebook): row for row in report.rows}, report

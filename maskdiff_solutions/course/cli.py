@@ -13,8 +13,10 @@ def main(argv=None):
     commands.add_parser("release", help="regenerate release/ from source/ through nbgrader")
     grade = commands.add_parser("grade", help="autograde DIR/<student>/*.ipynb, feedback, grades.csv")
     grade.add_argument("submissions", help="folder with one sub-folder of notebooks per student")
-    grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db "
-                                           "and grades.csv go (default: the course root)")
+    grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db, "
+                                           "grades.csv and grading-summary.* go (default: the course root)")
+    grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
+                                                           "process (default 1; results do not depend on it)")
     demo = commands.add_parser("demo", help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
     args = parser.parse_args(argv)
@@ -22,7 +24,7 @@ def main(argv=None):
     started = time.perf_counter()
     try:
         status = dispatch(args)
-    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError) as err:
+    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
@@ -37,10 +39,13 @@ def dispatch(args):
             print(f"wrote {path.relative_to(course.root)}")
         status = 0
     elif args.command == "grade":
+        from . import summary
         from .grade import grade, print_table
-        report = grade(course, args.submissions, args.workspace)
+        report = grade(course, args.submissions, args.workspace, jobs=args.jobs)
         print_table(report.rows)
-        print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}")
+        print("\n" + summary.write(report, report.csv_path.parent))
+        print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
+              f"summary: {report.csv_path.parent / 'grading-summary.png'}")
         status = 0 if all(row.status != "failed" for row in report.rows) else 1
     else:
         from .demo import demo

@@ -1,0 +1,164 @@
+"""A batch of awkward submissions, one student per case a real batch holds, built from the release
+(and the source's solutions) for every notebook of the course, with the status and autograded
+score each must get. Tests grade it; benchmarks/grading_batch.py times it.
+"""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from . import notebooks
+from .demo import build_submissions, solved
+
+HUGE_OUTPUT = 30_000_000  # characters one cell prints
+
+
+@dataclass(frozen=True)
+class Expected:
+    status: str
+    score: float
+
+
+def _tests(nb):
+    return [c for c in nb.cells if notebooks.is_test(c)]
+
+
+def _points(cells):
+    return float(sum(notebooks.nbgrader(c).get("points", 0) for c in cells))
+
+
+def _functions(nb):
+    return [c for c in nb.cells if notebooks.is_solution(c) and not notebooks.is_manual(c)
+            and c.cell_type == "code"]
+
+
+def _after(nb, grade_id, cell):
+    index = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == grade_id)
+    nb.cells.insert(index + 1, cell)
+    return nb
+
+
+def _before(nb, grade_id, cell):
+    index = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == grade_id)
+    nb.cells.insert(index, cell)
+    return nb
+
+
+def _strip_metadata(nb):
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    return nb
+
+
+def _colab_file(nb):
+    """What Colab's File -> Download .ipynb writes: nbformat 4.0, no cell ids, a bare kernelspec."""
+    data = json.loads(nbformat.writes(nb))
+    data["nbformat_minor"] = 0
+    data["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    for cell in data["cells"]:
+        cell.pop("id", None)
+    return json.dumps(data, indent=2)
+
+
+def _duplicate_stub(nb, release_nb):
+    """The student copied the first function's cell, solved one copy and left the stub after it."""
+    name = notebooks.grade_id(_functions(release_nb)[0])
+    stub = next(c for c in release_nb.cells if notebooks.grade_id(c) == name)
+    copy = nbformat.from_dict(json.loads(json.dumps(stub)))
+    copy.id = f"{stub.id}-copy"  # Jupyter gives a copied cell an id of its own, not its metadata
+    return _after(nb, name, copy)
+
+
+def _delete_first_test(nb):
+    first = notebooks.grade_id(_tests(nb)[0])
+    nb.cells = [c for c in nb.cells if notebooks.grade_id(c) != first]
+    return nb
+
+
+def _import_hidden(nb):
+    name = notebooks.grade_id(_functions(nb)[0])
+    for cell in nb.cells:
+        if notebooks.grade_id(cell) == name:
+            cell.source = f"from maskdiff_solutions import {name}"
+    return nb
+
+
+def build(course, folder, notebook=None):
+    """folder/<student>/<notebook>.ipynb for every case; returns {(student, notebook): Expected}.
+
+    The demo's students (reference, untouched, buggy) hand in every notebook; each awkward case is
+    one notebook (`notebook`, default the first) and the case's other notebooks are missing, so
+    the batch's grading time does not grow with the course (missing notebooks are not run). The
+    repairs themselves are tested on every notebook in tests/test_repair.py, without a kernel."""
+    folder = Path(folder)
+    notebook = notebook or course.notebooks()[0]
+    demo_students = {"reference", "untouched", "buggy"}
+    bug = build_submissions(course, folder)  # reference, untouched, buggy
+    expected = {}
+
+    def put(student, filename, content):
+        (folder / student).mkdir(parents=True, exist_ok=True)
+        path = folder / student / filename
+        if isinstance(content, str):
+            path.write_text(content)
+        else:
+            notebooks.write(content, path)
+
+    for name in course.notebooks():
+        stem = Path(name).stem
+        source_nb = notebooks.read(course.source_dir / name)
+        release_nb = notebooks.read(course.release_dir / name)
+
+        def reference():
+            return solved(source_nb, notebooks.read(course.release_dir / name))
+
+        full = _points(_tests(release_nb))
+        last_test = _tests(release_nb)[-1]
+        buggy_fails = {"test_" + check.replace(".", "_") for check in bug.fails}
+        buggy_loss = _points(c for c in _tests(release_nb) if notebooks.grade_id(c) in buggy_fails)
+        cases = {
+            "reference": ("graded", full, None),
+            "untouched": ("graded", 0.0, None),
+            "buggy": ("graded", full - buggy_loss, None),
+            # a fake hidden package next to the untouched release: its no-op checks must not count
+            "shadow": ("flagged", 0.0, notebooks.read(course.release_dir / name)),
+            "broken": ("failed", 0.0, "{ this is not a notebook"),
+            "empty": ("failed", 0.0, ""),
+            "wrong_notebook": ("failed", 0.0, new_notebook(cells=[
+                new_markdown_cell("# My essay for another course"), new_code_cell("print('hello')")])),
+            "stripped": ("repaired", full, _strip_metadata(reference())),
+            "duplicated": ("repaired", full, _duplicate_stub(reference(), release_nb)),
+            "deleted_test": ("repaired", full, _delete_first_test(reference())),
+            "kernel_death": ("flagged", full - _points([last_test]), _before(
+                reference(), notebooks.grade_id(last_test), new_code_cell("import os\nos._exit(1)"))),
+            "endless_loop": ("flagged", full, _after(
+                reference(), "setup", new_code_cell("while True:\n    pass"))),
+            "huge_output": ("graded", full, _after(
+                reference(), "setup", new_code_cell(f"print('x' * {HUGE_OUTPUT})"))),
+            # deletes everything it can reach from its folder, then wanders off
+            "vandal": ("flagged", full, _after(reference(), "setup", new_code_cell(
+                "import os, shutil\nshutil.rmtree(os.path.abspath('../../..'), ignore_errors=True)\n"
+                "os.chdir('/')"))),
+            "imports_hidden": ("flagged", 0.0, _import_hidden(reference())),
+        }
+        # Colab's own file format under the name a second download gets
+        cases["colab"] = ("repaired", full, None)
+        for student, (status, score, content) in cases.items():
+            if student not in demo_students and name != notebook:
+                expected[(student, stem)] = Expected("missing", 0.0)
+                continue
+            expected[(student, stem)] = Expected(status, score)
+            if student == "colab":
+                put(student, f"Copy of {stem} (1).ipynb", _colab_file(reference()))
+            elif content is not None:
+                put(student, name, content)
+    fake = folder / "shadow" / "maskdiff_solutions"
+    fake.mkdir(parents=True, exist_ok=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "grading.py").write_text("def run(*a, **k): pass\n")
+    (folder / "nothing").mkdir(exist_ok=True)
+    for name in course.notebooks():
+        expected[("nothing", Path(name).stem)] = Expected("missing", 0.0)
+    return expected

@@ -1,0 +1,163 @@
+"""Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
+status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
+import re
+import sqlite3
+
+import pytest
+from nbgrader.api import Gradebook
+
+from maskdiff_solutions.course import cli, notebooks, summary
+from maskdiff_solutions.course.grade import grade
+
+pytestmark = [pytest.mark.course, pytest.mark.slow]
+
+
+def test_every_case_gets_its_status_and_score(graded_batch, awkward_batch):
+    rows, expected = graded_batch[1], awkward_batch[1]
+    wrong = {key: (expected[key], (row.status, row.auto_score)) for key, row in rows.items()
+             if (row.status, row.auto_score) != (expected[key].status, expected[key].score)}
+    assert not wrong, wrong
+    assert set(rows) == set(expected)
+
+
+def test_every_row_that_is_not_plainly_graded_says_why(graded_batch):
+    for row in graded_batch[1].values():
+        if row.status != "graded":
+            assert row.reason, row
+        if row.status == "repaired":
+            assert row.repairs, row
+
+
+@pytest.mark.parametrize("student, words", [
+    ("broken", "not valid JSON"), ("empty", "the file is empty"), ("wrong_notebook", "some other notebook"),
+    ("kernel_death", "the kernel died"), ("endless_loop", "time limit"), ("huge_output", "was cut"),
+    ("vandal", "deleted"), ("imports_hidden", "integrity"), ("shadow", "named like the hidden package"),
+    ("nothing", "was not in the submission"),
+])
+def test_reasons_name_the_problem(course, graded_batch, student, words):
+    # each case damages the first notebook; a student's other notebooks are simply missing
+    row = graded_batch[1][(student, course.notebooks()[0][:-len(".ipynb")])]
+    assert words in row.reason, row
+
+
+@pytest.mark.parametrize("student, words", [
+    ("stripped", "restored the nbgrader metadata"), ("duplicated", "kept the edited copy"),
+    ("deleted_test", "re-added the deleted cell"), ("colab", "nbformat 4.0"), ("colab", "Copy of"),
+])
+def test_repairs_are_reported_per_student(course, graded_batch, student, words):
+    row = graded_batch[1][(student, course.notebooks()[0][:-len(".ipynb")])]
+    assert words in row.repairs, row
+
+
+def test_handed_in_files_are_never_modified(graded_batch, awkward_batch):
+    folder, _, fingerprint = awkward_batch
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == fingerprint
+
+
+def test_integrity_marks_are_withheld_in_the_gradebook_too(graded_batch, course):
+    workspace = graded_batch[0]
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        for name in course.notebooks():
+            nb = notebooks.read(course.release_dir / name)
+            stem = name.removesuffix(".ipynb")
+            honest = gradebook.find_submission_notebook(stem, "maskdiff", "reference")
+            cheat = gradebook.find_submission_notebook(stem, "maskdiff", "imports_hidden")
+            assert honest.score > 0 and cheat.score == 0 and nb.cells
+
+
+def test_huge_output_is_cut_in_the_graded_notebook(graded_batch, course):
+    path = graded_batch[0] / "autograded" / "huge_output" / "maskdiff" / course.notebooks()[0]
+    assert path.stat().st_size < 2_000_000  # the case damages the first notebook only
+
+
+def test_feedback_never_shows_hidden_code_and_says_what_failed(graded_batch):
+    workspace = graded_batch[0]
+    pages = sorted((workspace / "feedback").rglob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text()
+        for secret in ("grading.run", notebooks.BEGIN_HIDDEN, "maskdiff_solutions/", "grading/core.py"):
+            assert secret not in html, (page, secret)
+        if "imports_hidden" not in page.parts:  # that student's own cell names the package
+            assert "maskdiff_solutions" not in html, page
+    first = lambda student: next((workspace / "feedback" / student).rglob("*.html")).read_text()  # noqa: E731
+    assert "the kernel died" in first("kernel_death") and "not run" in first("kernel_death")
+    assert "replace its" in first("untouched")  # NotImplementedError in plain words
+    assert "time limit" in first("endless_loop")
+
+
+def test_summary_counts_pass_rates_and_totals(graded_batch, tmp_path):
+    _, rows, report = graded_batch
+    text = summary.write(report, tmp_path)
+    graded = {}  # per notebook: the rows whose tests ran
+    for row in rows.values():
+        graded[row.notebook] = graded.get(row.notebook, 0) + (row.status in ("graded", "repaired", "flagged"))
+    rates = summary.pass_rates(report)
+    assert rates and all(total == graded[notebook] for (notebook, _), (_, total) in rates.items())
+    for (notebook, test), (passed, total) in rates.items():
+        assert re.search(rf"{re.escape(notebook + '/' + test)}\s+#*\s+{passed:>3}/{total}", text)
+    scores, most = summary.totals(report)
+    assert scores["reference"] == most and scores["untouched"] == 0
+    assert (tmp_path / "grading-summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _gradebook_rows(db):
+    """Every grade of the batch as plain values (ids and timestamps differ from run to run)."""
+    con = sqlite3.connect(db)
+    try:
+        return sorted(con.execute(
+            "SELECT sa.student_id, n.name, c.name, g.auto_score, g.manual_score, g.needs_manual_grade "
+            "FROM grade g JOIN base_cell c ON g.cell_id = c.id "
+            "JOIN submitted_notebook sn ON g.notebook_id = sn.id "
+            "JOIN notebook n ON sn.notebook_id = n.id "
+            "JOIN submitted_assignment sa ON sn.assignment_id = sa.id").fetchall())
+    finally:
+        con.close()
+
+
+def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, graded_batch, tmp_path):
+    workspace, rows, report = graded_batch
+    parallel = grade(course, awkward_batch[0], tmp_path, jobs=2, progress=False)
+    assert [vars(row) for row in parallel.rows] == [vars(row) for row in report.rows]
+    assert parallel.tests == report.tests
+    assert _gradebook_rows(tmp_path / "gradebook.db") == _gradebook_rows(workspace / "gradebook.db")
+    assert len(_gradebook_rows(workspace / "gradebook.db")) > len(rows)
+    assert (tmp_path / "grades.csv").read_text() == (workspace / "grades.csv").read_text()
+    listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
+    assert listing(tmp_path) == listing(workspace)
+
+
+def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
+    (tmp_path / "collected").mkdir()
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path), "--jobs", "0"])
+    assert status == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_path, monkeypatch):
+    from maskdiff_solutions.course import grade as grading
+    for student in ("a", "b"):
+        (tmp_path / "collected" / student).mkdir(parents=True)
+    real = grading.grade_student
+
+    def fragile(course_root, template, student, folder, scratch):
+        if student == "a":
+            raise OSError("disk full")
+        return real(course_root, template, student, folder, scratch)
+    monkeypatch.setattr(grading, "grade_student", fragile)
+    report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False)
+    assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
+    assert all("grading crashed: OSError: disk full" in row.reason
+               for row in report.rows if row.student == "a")
+
+
+def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, capsys):
+    for student in ("a", "b"):
+        (tmp_path / "collected" / student).mkdir(parents=True)
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path / "ws"), "--jobs", "2"])
+    out = capsys.readouterr().out
+    missing = 2 * len(course.notebooks())  # two empty folders, every notebook missing
+    assert status == 0 and f"statuses: missing {missing}" in out and "autograded totals" in out
+    assert (tmp_path / "ws" / "grading-summary.png").is_file()
+    assert (tmp_path / "ws" / "grading-summary.txt").read_text().strip() in out
