@@ -11,6 +11,21 @@ from tests.mutants import forward as catalog
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 NB = "01_noise_for_words"
+NB03 = "03_real_language_model"
+
+
+def course_notebooks():
+    from maskdiff_solutions.course.layout import Course
+    from tests.conftest import ROOT
+    return Course.load(ROOT).notebooks()
+
+
+def test_notebook_03_reference_gets_its_chat_marks(graded_batch):
+    row = graded_batch[1][("reference", NB03)]
+    assert row.status == "graded" and row.auto_score == row.auto_max == 6, row
+    assert row.manual_max == 22 and row.manual_pending
+    untouched = graded_batch[1][("untouched", NB03)]
+    assert untouched.status == "graded" and untouched.auto_score == 0
 
 
 def test_reference_gets_full_autograded_marks(graded_batch):
@@ -56,7 +71,7 @@ def test_grade_export_has_one_row_per_student_and_notebook(graded_batch):
     with open(workspace / "grades.csv") as handle:
         exported = list(csv.DictReader(handle))
     assert {(r["student"], r["notebook"]) for r in exported} == set(rows)
-    assert len(exported) == 6 and {r["status"] for r in exported} >= {"graded", "failed", "missing"}
+    assert len(exported) == 6 * len(course_notebooks()) and {r["status"] for r in exported} >= {"graded", "failed", "missing"}
 
 
 def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
@@ -71,7 +86,8 @@ def test_demo_scores_are_judged_right(graded_batch):
     rows = [row for (student, _), row in graded_batch[1].items()
             if student in ("reference", "untouched", "buggy")]
     ok, total = demo.expected_outcome(rows)
-    assert ok and total["reference"] == (9, 9) and total["untouched"] == (0, 9)
+    # notebook 01: 9 autograded points; notebook 03: 6 (Chat)
+    assert ok and total["reference"] == (15, 15) and total["untouched"] == (0, 15)
 
 
 def test_demo_command_end_to_end(course):

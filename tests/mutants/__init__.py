@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from maskdiff_solutions.sampling import Undiffuse, UndiffuseGreedy
 from maskdiff_solutions.toy import MASK, VOCAB
 
 
@@ -20,11 +21,12 @@ class Mutant:
     fails: tuple           # hidden checks that must catch it
 
     def load(self):
-        namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB)}
+        namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB),
+                     "Undiffuse": Undiffuse, "UndiffuseGreedy": UndiffuseGreedy}
         exec(compile(self.source, f"<mutant {self.function}:{self.name}>", "exec"), namespace)
         return namespace[self.function]
 
 
 def catalog():
-    from . import forward
-    return list(forward.MUTANTS)
+    from . import chat, forward
+    return list(forward.MUTANTS) + list(chat.MUTANTS)
