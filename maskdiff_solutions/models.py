@@ -76,17 +76,22 @@ def HubReachable(timeout=5):
     return True
 
 
+def Qwen3():
+    """(Qwen3Config, Qwen3ForCausalLM), which arrived in transformers 4.51."""
+    try:
+        from transformers import Qwen3Config, Qwen3ForCausalLM
+    except ImportError:
+        raise ImportError(f"Qwen3 needs transformers >= 4.51 (you have {transformers.__version__}): "
+                          "pip install -U transformers") from None
+    return Qwen3Config, Qwen3ForCausalLM
+
+
 def LoadNetwork(where, kind, device, local=False):
     """tokenizer and network from a hub name or a local folder: the same calls either way."""
     tokenizer = AutoTokenizer.from_pretrained(where, local_files_only=local)
     dtype = PickDtype(device)
     if kind == "qwen":
-        try:
-            from transformers import Qwen3ForCausalLM
-        except ImportError:
-            raise ImportError(f"Qwen3 needs transformers >= 4.51 (you have {transformers.__version__}): "
-                              "pip install -U transformers") from None
-        model = Qwen3ForCausalLM.from_pretrained(where, local_files_only=local, **DtypeArgument(dtype))
+        model = Qwen3()[1].from_pretrained(where, local_files_only=local, **DtypeArgument(dtype))
     else:
         model = AutoModelForMaskedLM.from_pretrained(where, local_files_only=local, **DtypeArgument(dtype))
     return tokenizer, model.to(device).eval()
@@ -160,7 +165,7 @@ def StandInNetwork(kind, tokenizer):
     size = dict(vocab_size=len(tokenizer), hidden_size=48, intermediate_size=96, num_hidden_layers=1,
                 num_attention_heads=4, max_position_embeddings=512, pad_token_id=tokenizer.pad_token_id)
     if kind == "qwen":
-        from transformers import Qwen3Config, Qwen3ForCausalLM
+        Qwen3Config, Qwen3ForCausalLM = Qwen3()
         return Qwen3ForCausalLM(Qwen3Config(num_key_value_heads=2, head_dim=12, tie_word_embeddings=True,
                                             eos_token_id=tokenizer.eos_token_id, **size))
     from transformers import ModernBertConfig
