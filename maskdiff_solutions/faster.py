@@ -10,7 +10,8 @@ Two tricks leave the answer's distribution exactly as it was, and one trades a l
 
 With the same seed, `ChatFast` with the first two returns exactly the answer `Chat` returns: the
 guesses are identical and the random numbers are drawn in the same order.
-The code between the markers is the notebook's given cell `faster` (tests keep them identical).
+The code between the markers is the notebook's given cell `faster` (tests/test_notebooks.py keeps them
+identical).
 """
 import torch
 

@@ -9,7 +9,7 @@ loaded back through the very same `from_pretrained` calls. It says so when it do
 
 The notebook cannot import this package (students do not have it), so the code between the
 `notebook cell` markers below is copied verbatim into the notebook's given cell `models`;
-tests/test_models.py keeps the two identical. Edit it here, then paste it there.
+tests/test_notebooks.py keeps the two identical. Edit it here, then paste it there.
 """
 # --- notebook cell: models ---
 import os
