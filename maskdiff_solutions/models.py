@@ -105,8 +105,9 @@ def LoadChatModel(kind="bert", device="cpu", cache=None):
         online = HubReachable()
         try:   # without a connection, a copy downloaded earlier still does
             return (*LoadNetwork(NETWORKS[kind], kind, device, local=not online), False)
-        except (OSError, ValueError) as error:
-            print(f"could not load {NETWORKS[kind]} ({'offline' if not online else type(error).__name__})")
+        except (OSError, ValueError) as error:   # offline, or a transformers too old for it
+            reason = "offline" if not online else f"{type(error).__name__}: {str(error)[:300]}"
+            print(f"could not load {NETWORKS[kind]} ({reason})")
     folder = StandIn(kind, cache)
     print(f"STAND-IN: answers below come from a tiny {kind} network trained for seconds in this notebook"
           f" ({folder}), not from {NETWORKS[kind]}. Expect it to know a dozen questions and little else.")
