@@ -1,18 +1,22 @@
 """maskdiff_solutions: the instructors' half of the maskdiff course.
 
-Reference implementations (`schedule`, `toy`, ...), the hidden checks that graded notebooks call
-(`grading`), exact statistical tests (`stats`) and the course tooling (`course`: release, grade, demo).
+Reference implementations (`schedule`, `toy`, `sampling`, `chat`), the hidden checks that graded
+notebooks call (`grading`), exact statistical tests (`stats`) and the course tooling (`course`:
+release, grade, demo). `models` (the chat networks and their offline stand-ins) pulls in transformers,
+so it is imported only where needed.
 Students never get this package; hidden test cells import it during autograding.
 """
 from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
                       reverse_update, sample)
+from .chat import Chat, ChatLoop, MakePrompt
 from .sampling import Generate, Undiffuse, UndiffuseGreedy
 from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
 from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SamplePInit_one,
                   SamplePInit_two)
 
 __version__ = "0.1.0"
-__all__ = ["ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK", "VOCAB", "Decode", "Encode",
+__all__ = ["Chat", "ChatLoop", "MakePrompt", "ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK",
+           "VOCAB", "Decode", "Encode",
            "Generate", "Undiffuse", "UndiffuseGreedy", "GuessX0_one", "GuessX0_two",
            "SamplePInit_one", "SamplePInit_two", "blank_canvas", "candidate_distributions",
            "confidence_scores", "reveal_counts", "reverse_update", "sample"]

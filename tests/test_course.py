@@ -12,6 +12,15 @@ from tests.mutants import forward as catalog
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 NB = "01_noise_for_words"
+NB03 = "03_real_language_model"
+
+
+def test_notebook_03_reference_gets_its_chat_marks(graded_batch):
+    row = graded_batch[1][("reference", NB03)]
+    assert row.status == "graded" and row.auto_score == row.auto_max == 6, row
+    assert row.manual_max == 22 and row.manual_pending
+    untouched = graded_batch[1][("untouched", NB03)]
+    assert untouched.status == "graded" and untouched.auto_score == 0
 
 
 def points_of(course, name):

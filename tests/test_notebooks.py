@@ -7,6 +7,7 @@ import nbformat
 import pytest
 from nbgrader.validator import Validator
 
+import maskdiff_solutions
 from maskdiff_solutions import grading
 from maskdiff_solutions.course import notebooks as nbtools
 
@@ -19,7 +20,18 @@ def source(course, name):
 
 
 def test_there_are_notebooks():
-    assert "01_noise_for_words.ipynb" in NOTEBOOKS
+    assert {"01_noise_for_words.ipynb", "03_real_language_model.ipynb"} <= set(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_given_cells_match_their_module(course, name):
+    """A given cell copied from the hidden package (students cannot import it) is the very code
+    tested there: see the `notebook cell` markers in maskdiff_solutions/*.py."""
+    blocks = nbtools.module_blocks(Path(maskdiff_solutions.__file__).parent)
+    for cell in source(course, name).cells:
+        if nbtools.grade_id(cell) in blocks:
+            assert cell.source == blocks[nbtools.grade_id(cell)], \
+                f"cell {nbtools.grade_id(cell)!r} differs from its module: paste the module's block"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -39,9 +51,14 @@ def test_cell_conventions(course, name):
     tested = set()
     for cell in cells:
         meta = nbtools.nbgrader(cell)
-        if nbtools.is_carry_over(cell):
-            assert nbtools.defined_functions(cell.source), f"{meta['grade_id']} carries no function"
-        elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+        if nbtools.is_carried(cell):
+            # Functions graded in an earlier notebook, pasted here: never graded again (README).
+            carried = nbtools.defined_functions(cell.source)
+            assert cell.cell_type == "code" and carried and not meta.get("points"), meta["grade_id"]
+            assert all(hasattr(maskdiff_solutions, f) for f in carried), \
+                f"{meta['grade_id']} carries functions without a reference: {carried}"
+            continue
+        if nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
         if nbtools.is_manual(cell) or nbtools.is_test(cell):
@@ -55,7 +72,7 @@ def test_cell_conventions(course, name):
             assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
             tested |= {check.split(".")[0] for check in checks}
     functions = {nbtools.grade_id(c) for c in cells
-                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carry_over(c)}
+                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
 
 

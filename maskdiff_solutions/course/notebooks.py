@@ -1,12 +1,12 @@
 """Reading and writing notebooks, and the nbgrader markers inside their cells."""
 import re
+from pathlib import Path
 
 import nbformat
 
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 BADGE_MARKER = "<!-- colab-badge -->"
-CARRY_PREFIX = "carried_from_"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
@@ -44,9 +44,13 @@ def is_manual(cell):
     return bool(meta.get("grade")) and bool(meta.get("solution"))
 
 
-def is_carry_over(cell):
-    """The ungraded cell where students paste functions from earlier notebooks."""
-    return is_solution(cell) and not is_manual(cell) and str(grade_id(cell)).startswith(CARRY_PREFIX)
+CARRIED_PREFIX = "carried_from_"
+
+
+def is_carried(cell):
+    """The ungraded cell where students paste functions graded in an earlier notebook
+    (grade_id `carried_from_NN`)."""
+    return is_solution(cell) and not is_manual(cell) and str(grade_id(cell)).startswith(CARRIED_PREFIX)
 
 
 def regions(source, begin, end):
@@ -77,6 +81,20 @@ def defined_functions(source):
 def hidden_check_names(source):
     """The names a test cell passes to grading.run(...)."""
     return re.findall(r"grading\.run\(\s*[\"']([^\"']+)[\"']", source)
+
+
+BLOCK_BEGIN, BLOCK_END = "# --- notebook cell: ", "# --- end of notebook cell ---"
+
+
+def module_blocks(package_dir):
+    """{grade_id: code} for every `# --- notebook cell: ID ---` block in the package's modules:
+    code a notebook must hold verbatim in its given cell ID."""
+    blocks = {}
+    for path in sorted(Path(package_dir).glob("*.py")):
+        found = re.findall(re.escape(BLOCK_BEGIN) + r"(\w+) ---\n(.*?)\n" + re.escape(BLOCK_END),
+                           path.read_text(), flags=re.DOTALL)
+        blocks.update(found)
+    return blocks
 
 
 def badge(url):

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from maskdiff_solutions import batched as reference_batched
+from maskdiff_solutions.sampling import Undiffuse, UndiffuseGreedy
 from maskdiff_solutions.toy import MASK, VOCAB
 
 # Functions a notebook-05 `sample` calls by name; the check swaps in the reference ones anyway.
@@ -27,11 +28,12 @@ class Mutant:
     def load(self):
         """The mutant's function, defined in a namespace like its notebook's (earlier cells included)."""
         namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB),
+                     "Undiffuse": Undiffuse, "UndiffuseGreedy": UndiffuseGreedy,
                      **{name: getattr(reference_batched, name) for name in NOTEBOOK_05_HELPERS}}
         exec(compile(self.source, f"<mutant {self.function}:{self.name}>", "exec"), namespace)
         return namespace[self.function]
 
 
 def catalog():
-    from . import batched, forward, sampling
-    return list(forward.MUTANTS) + list(sampling.MUTANTS) + list(batched.MUTANTS)
+    from . import batched, chat, forward, sampling
+    return list(forward.MUTANTS) + list(sampling.MUTANTS) + list(chat.MUTANTS) + list(batched.MUTANTS)

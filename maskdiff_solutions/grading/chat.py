@@ -1,0 +1,208 @@
+"""Hidden checks for notebook 03: Chat.
+
+The student's `Chat` reads globals of the notebook (`tokenizer`, `GuessBERT`, `BERT_MASK`,
+`MakePrompt`, `Tokens`, `Text`, `ANSWER_END`). Autograding re-runs the notebook with a stand-in
+network, so the checks do not use it: `FakeWorld` swaps a fake of each into `Chat.__globals__` (the
+notebook's namespace) for the duration of one call and restores the originals afterwards. The fakes
+are exact: a character-level tokenizer whose [MASK] and [PAD] are single tokens, and a guesser that
+knows the answer, so every property is checked without statistics. The steps handed to Chat are our
+own (reference steps wrapped in a recorder), so a bug in the student's Undiffuse costs nothing here.
+"""
+import contextlib
+import io
+import re
+
+import torch
+
+from ..chat import TrimAnswer
+from ..sampling import Undiffuse, UndiffuseGreedy
+from .core import Failure, call, check, expect
+
+FAKE_MASK, FAKE_PAD = 2, 1     # not the real ids, and not the last entry of the vocabulary
+END = "[/Answer"
+PIECES = ["<unused>", "[PAD]", "[MASK]"] + [chr(c) for c in range(32, 127)] + ["\n"]
+
+
+class FakeTokenizer:
+    """One token per character; [MASK] and [PAD] are one token each, as in the real tokenizer."""
+    mask_token, pad_token = "[MASK]", "[PAD]"
+    mask_token_id, pad_token_id = FAKE_MASK, FAKE_PAD
+
+    def __len__(self):
+        return len(PIECES)
+
+    def encode(self, text, add_special_tokens=False):
+        return [PIECES.index(piece) for piece in re.findall(r"\[MASK\]|\[PAD\]|.", text, flags=re.DOTALL)]
+
+    def decode(self, ids, skip_special_tokens=False):
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        return "".join(PIECES[i] for i in ([ids] if isinstance(ids, int) else ids)
+                       if not (skip_special_tokens and i in (FAKE_MASK, FAKE_PAD)))
+
+
+FAKE_TOKENIZER = FakeTokenizer()
+
+
+def fake_tokens(text):
+    return torch.tensor(FAKE_TOKENIZER.encode(text))
+
+
+def fake_text(x):
+    return FAKE_TOKENIZER.decode(x)
+
+
+def fake_prompt(question):
+    return f"<question>{question}</question>\n<answer>\n"
+
+
+class FakeGuesser:
+    """Knows the whole sentence (prompt, answer, padding): puts probability 1 - spread on it at every
+    position and spreads the rest over three letters. Checks and counts what it is handed."""
+
+    def __init__(self, target, spread=0.0):
+        self.target, self.spread, self.seen = target, spread, []
+
+    @property
+    def calls(self):
+        return len(self.seen)
+
+    def __call__(self, x_t):
+        self.seen.append(x_t.clone() if torch.is_tensor(x_t) else x_t)
+        if not (torch.is_tensor(x_t) and x_t.dim() == 1 and len(x_t) == len(self.target)):
+            shape = tuple(x_t.shape) if torch.is_tensor(x_t) else type(x_t).__name__
+            raise Failure(f"GuessBERT was handed {shape}; it should get the 1-D sentence of the prompt "
+                          f"plus answer_length tokens, {len(self.target)} in all")
+        p = torch.zeros(len(self.target), len(PIECES))
+        p[torch.arange(len(self.target)), self.target] = 1.0 - self.spread
+        p[:, [PIECES.index(c) for c in "xyz"]] += self.spread / 3
+        return p
+
+
+@contextlib.contextmanager
+def FakeWorld(Chat, guess):
+    """Swap the fakes into the namespace the student's Chat reads its globals from, then restore it."""
+    namespace = getattr(Chat, "__globals__", None)
+    if namespace is None:
+        raise Failure("Chat should be a function defined with `def Chat(...)`")
+    fakes = {"tokenizer": FAKE_TOKENIZER, "Tokens": fake_tokens, "Text": fake_text,
+             "MakePrompt": fake_prompt, "GuessBERT": guess, "BERT_MASK": FAKE_MASK, "ANSWER_END": END}
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in fakes}
+    namespace.update(fakes)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+class Recorder:
+    """A step for Chat: records what it is handed, then takes a reference step."""
+
+    def __init__(self, inner=Undiffuse):
+        self.inner, self.log = inner, []
+
+    def __call__(self, x, t, guess, mask):
+        handed = x.clone() if torch.is_tensor(x) else x
+        out = self.inner(x, t, guess, mask)
+        self.log.append((handed, t, mask, out.clone()))
+        return out
+
+
+def sentence(question, answer, answer_length):
+    """Prompt tokens, and the full target sentence: prompt + answer text cut or padded to length."""
+    prompt = fake_tokens(fake_prompt(question))
+    reply = fake_tokens(answer)[:answer_length]
+    pad = torch.full((answer_length - len(reply),), FAKE_PAD)
+    return prompt, torch.cat([prompt, reply, pad])
+
+
+def chat(Chat, question, answer, answer_length, T, step=None, spread=0.0, show=False):
+    """Run the student's Chat in the fake world; returns (answer, guesser, recorder, printed)."""
+    prompt, target = sentence(question, answer, answer_length)
+    guess, recorder = FakeGuesser(target, spread), Recorder(step or Undiffuse)
+    printed = io.StringIO()
+    with FakeWorld(Chat, guess), contextlib.redirect_stdout(printed):
+        out = call(Chat, question, answer_length, T, recorder, show,
+                   what=f"Chat({question!r}, answer_length={answer_length}, T={T}, step=..., show={show})")
+    return out, guess, recorder, printed.getvalue()
+
+
+ANSWER = "Blue light scatters most.\n[/Answer]"
+
+
+@check("Chat.prompt")
+def chat_prompt(Chat):
+    for question, n in (("Why is the sky blue?", 24), ("Hi", 5)):
+        prompt, _ = sentence(question, ANSWER, n)
+        _, guess, _, _ = chat(Chat, question, ANSWER, n, 3)
+        expect(guess.seen, "Chat never asked the network (GuessBERT) for a guess")
+        first = guess.seen[0]
+        expect(not first.is_floating_point(), "the sentence should be a tensor of token ids (integers)")
+        expect(len(first) == len(prompt) + n,
+               f"the sentence should be the {len(prompt)} prompt tokens followed by answer_length = {n} "
+               f"masks ({len(prompt) + n} tokens), got {len(first)} tokens")
+        expect(torch.equal(first[:len(prompt)], prompt),
+               "the sentence should start with Tokens(MakePrompt(question)), unmasked")
+        expect(bool((first[len(prompt):] == FAKE_MASK).all()),
+               "every answer position should start out as BERT_MASK")
+        for k, seen in enumerate(guess.seen):
+            expect(torch.equal(seen[:len(prompt)], prompt),
+                   f"the prompt had changed by guess number {k + 1}: only the answer positions may change")
+
+
+@check("Chat.steps")
+def chat_steps(Chat):
+    for T, n in ((6, 16), (1, 10), (20, 8)):
+        _, guess, recorder, _ = chat(Chat, "Why?", ANSWER, n, T)
+        ts = [t for _, t, _, _ in recorder.log]
+        expect(ts == list(range(T, 0, -1)),
+               f"with T = {T}, step should be called with t = {T}, {T - 1}, ..., 1 (once each); "
+               f"it was called with t = {ts[:12]}{' ...' if len(ts) > 12 else ''}")
+        masks = {int(mask) if not torch.is_tensor(mask) or mask.numel() == 1 else -1
+                 for _, _, mask, _ in recorder.log}
+        expect(masks == {FAKE_MASK}, f"step should be handed BERT_MASK ({FAKE_MASK}) as its mask, got {masks}")
+        for k in range(1, len(recorder.log)):
+            expect(torch.equal(recorder.log[k][0], recorder.log[k - 1][3]),
+                   f"each step should start from what the previous step returned (step t = {ts[k]} did not)")
+        expect(guess.calls == T, f"with T = {T} the network should be asked T = {T} times (once per step), "
+                                 f"it was asked {guess.calls} times")
+    answers = {chat(Chat, "Why?", ANSWER, 12, 4, UndiffuseGreedy, spread=0.3)[0] for _ in range(4)}
+    expect(len(answers) == 1, f"with step=UndiffuseGreedy, Chat should give the same answer every time; "
+                              f"four runs gave {sorted(answers)}")
+
+
+TRIM_CASES = [  # (what the network writes, answer_length)
+    ("The sky scatters blue light.\n[/Answer]", 48),
+    ("  Blue[PAD] light. \n[/Answer]\nAnything after the marker[PAD]", 70),
+    ("no end marker, the answer fills it", 34),
+    ("Cut short.\n[/Answer", 19),
+]
+
+
+@check("Chat.answer")
+def chat_answer(Chat):
+    for written, n in TRIM_CASES:
+        out, _, _, _ = chat(Chat, "Tell me.", written, n, 5)
+        shown = fake_text(fake_tokens(written)[:n]).replace("\n", "\\n")
+        want = TrimAnswer(fake_text(fake_tokens(written)[:n]), END)
+        expect(isinstance(out, str), f"Chat should return the answer as a string, got {type(out).__name__}")
+        expect(out == want, f"when the network writes {shown!r} after the prompt, Chat should return "
+                            f"{want!r} (only the answer, [PAD] removed, cut at {END!r}, stripped); "
+                            f"got {out!r}")
+
+
+@check("Chat.show")
+def chat_show(Chat):
+    quiet, quiet_guess, _, _ = chat(Chat, "Why?", ANSWER, 30, 16)
+    loud, guess, _, printed = chat(Chat, "Why?", ANSWER, 30, 16, show=True)
+    lines = [line for line in printed.splitlines() if line.strip()]
+    expect(len(lines) >= 2, f"with show=True Chat should print the answer as it forms every few steps; "
+                            f"it printed {len(lines)} line(s) in 16 steps")
+    expect(loud == quiet, "show=True should only print: the answer changed")
+    expect(guess.calls == quiet_guess.calls, f"show=True should not ask the network extra questions: "
+                                             f"it was asked {guess.calls} times, {quiet_guess.calls} "
+                                             f"without show")
