@@ -26,5 +26,5 @@ class Mutant:
 
 
 def catalog():
-    from . import forward
-    return list(forward.MUTANTS)
+    from . import forward, loss
+    return list(forward.MUTANTS) + list(loss.MUTANTS)
