@@ -11,6 +11,9 @@ from tests.mutants import forward as catalog
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 NB = "01_noise_for_words"
+# Autograded and manually graded points of each notebook: the totals below follow from these.
+POINTS = {"01_noise_for_words": (9, 9), "04_training": (10, 13)}
+AUTO_TOTAL = sum(auto for auto, _ in POINTS.values())
 
 
 def test_reference_gets_full_autograded_marks(graded_batch):
@@ -23,6 +26,28 @@ def test_reference_gets_full_autograded_marks(graded_batch):
         assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {
             "test_MakeSchedule": 2, "test_ForwardMask_history": 2, "test_ForwardMask_rates": 2,
             "test_ForwardMaskFast_basics": 1, "test_ForwardMaskFast_law": 2}
+
+
+def test_training_notebook_reference_gets_full_marks(graded_batch):
+    workspace, rows = graded_batch
+    row = rows[("reference", "04_training")]
+    assert row.status == "graded" and (row.auto_score, row.auto_max) == (10, 10), row
+    assert row.manual_max == 13 and row.manual_pending
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        submitted = gradebook.find_submission_notebook("04_training", "maskdiff", "reference")
+        assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {
+            "test_DiffusionLoss_backprop": 1, "test_DiffusionLoss_exact": 2, "test_DiffusionLoss_law": 2,
+            "test_DiffusionLoss_expectation": 2, "test_DiffusionLoss_training": 2,
+            "test_DiffusionLossPrompt": 1}
+
+
+def test_every_notebook_has_the_expected_points(graded_batch):
+    rows = graded_batch[1]
+    assert {nb for (student, nb) in rows if student == "reference"} == set(POINTS)
+    for nb, (auto, manual) in POINTS.items():
+        row = rows[("reference", nb)]
+        assert (row.auto_max, row.manual_max) == (auto, manual), row
+        assert rows[("untouched", nb)].auto_score == 0
 
 
 def test_untouched_release_gets_nothing(graded_batch):
@@ -56,7 +81,8 @@ def test_grade_export_has_one_row_per_student_and_notebook(graded_batch):
     with open(workspace / "grades.csv") as handle:
         exported = list(csv.DictReader(handle))
     assert {(r["student"], r["notebook"]) for r in exported} == set(rows)
-    assert len(exported) == 6 and {r["status"] for r in exported} >= {"graded", "failed", "missing"}
+    assert len(exported) == 6 * len(POINTS)
+    assert {r["status"] for r in exported} >= {"graded", "failed", "missing"}
 
 
 def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
@@ -71,7 +97,7 @@ def test_demo_scores_are_judged_right(graded_batch):
     rows = [row for (student, _), row in graded_batch[1].items()
             if student in ("reference", "untouched", "buggy")]
     ok, total = demo.expected_outcome(rows)
-    assert ok and total["reference"] == (9, 9) and total["untouched"] == (0, 9)
+    assert ok and total["reference"] == (AUTO_TOTAL, AUTO_TOTAL) and total["untouched"] == (0, AUTO_TOTAL)
 
 
 def test_demo_command_end_to_end(course):

@@ -36,10 +36,12 @@ def test_cell_conventions(course, name):
     cells = [c for c in source(course, name).cells if nbtools.nbgrader(c)]
     ids = [nbtools.grade_id(c) for c in cells]
     assert len(ids) == len(set(ids)), f"duplicate grade_ids in {name}"
-    tested = set()
+    tested, carried = set(), set()
     for cell in cells:
         meta = nbtools.nbgrader(cell)
-        if nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+        if nbtools.is_carried(cell):
+            carried |= set(check_carried_cell(name, cell))
+        elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
         if nbtools.is_manual(cell) or nbtools.is_test(cell):
@@ -53,8 +55,24 @@ def test_cell_conventions(course, name):
             assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
             tested |= {check.split(".")[0] for check in checks}
     functions = {nbtools.grade_id(c) for c in cells
-                 if nbtools.is_solution(c) and not nbtools.is_manual(c)}
+                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
+    assert not carried & tested, f"functions graded again after an earlier notebook: {carried & tested}"
+
+
+def check_carried_cell(name, cell):
+    """carried_from_NN: ungraded, from an earlier notebook, every function body a solution region (so
+    the release hands out stubs and the source runs on the reference). Returns the functions."""
+    meta = nbtools.nbgrader(cell)
+    earlier = meta["grade_id"][len(nbtools.CARRIED_PREFIX):]
+    assert earlier.isdigit() and len(earlier) == 2 and earlier < name[:2], \
+        f"{meta['grade_id']!r} must name an earlier notebook as carried_from_NN"
+    assert not meta.get("grade") and not meta.get("points"), f"{meta['grade_id']} must not be graded"
+    functions = nbtools.defined_functions(cell.source)
+    assert functions, f"{meta['grade_id']} defines no function"
+    assert cell.source.count(nbtools.BEGIN_SOLUTION) == len(functions), \
+        f"{meta['grade_id']}: each function's body must sit in its own solution region"
+    return functions
 
 
 @pytest.mark.slow
