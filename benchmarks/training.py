@@ -7,7 +7,7 @@ call and pairs rotated by stacking and flattening; a loop that calls zero_grad /
 step. Ours precomputes the rotary tables once and rotates halves. Both train with the reference
 DiffusionLoss on random tokens; the two are timed alternately so machine load hits both alike.
 
-    python benchmarks/training.py [--steps 60] [--rounds 3] [--device cpu]
+    python benchmarks/training.py [--steps 60] [--rounds 3] [--device cpu] [--threads 1]
 """
 import argparse
 import sys
@@ -98,7 +98,10 @@ def main():
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     ours, plain = TinyDenoiser(VOCAB).to(args.device), PlainDenoiser(VOCAB).to(args.device)
     print(f"device {args.device}, {torch.get_num_threads()} threads, batch {BATCH}, L {L}; "
