@@ -5,7 +5,8 @@ course page's, in one run, at batch 64 and L = 32 on the default-size network (d
 The baseline is written here in the page's style: rotary angles recomputed inside every attention
 call and pairs rotated by stacking and flattening; a loop that calls zero_grad / loss / backward /
 step. Ours precomputes the rotary tables once and rotates halves. Both train with the reference
-DiffusionLoss on random tokens; the two are timed alternately so machine load hits both alike.
+DiffusionLoss on random tokens, in alternating rounds so machine load hits both alike; every step is
+timed on its own and the median step gives the steps/s (robust to bursts of load on a shared machine).
 
     python benchmarks/training.py [--steps 60] [--rounds 3] [--device cpu] [--threads 1]
 """
@@ -65,32 +66,35 @@ class PlainDenoiser(nn.Module):
         return self.out(self.norm(h))
 
 
-def plain_loop(net, steps, device):
+class Clock:
+    """Wraps the loss: the time between two calls is one whole training step (batch, loss, backward,
+    optimizer, bookkeeping), whichever loop makes the calls."""
+
+    def __init__(self):
+        self.last, self.steps = None, []
+
+    def __call__(self, net, x_0, mask):
+        now = time.perf_counter()
+        if self.last is not None:
+            self.steps.append(now - self.last)
+        self.last = now
+        return DiffusionLoss(net, x_0, mask)
+
+
+def plain_loop(net, steps, device, loss):
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     for _ in range(steps):
         opt.zero_grad()
         x_0 = torch.randint(VOCAB - 2, (BATCH, L)).to(device)
-        loss = DiffusionLoss(net, x_0, VOCAB - 1)
-        loss.backward()
+        value = loss(net, x_0, VOCAB - 1)
+        value.backward()
         opt.step()
-        loss.item()
+        value.item()
 
 
-def given_loop(net, steps, device):
+def given_loop(net, steps, device, loss):
     from maskdiff_solutions.model import Train
-    Train(net, DiffusionLoss, lambda: torch.randint(VOCAB - 2, (BATCH, L)), VOCAB - 1, steps,
-          desc="given Train")
-
-
-def rate(run, net, steps, device):
-    run(net, 5, device)  # warm-up
-    if device == "cuda":
-        torch.cuda.synchronize()
-    started = time.perf_counter()
-    run(net, steps, device)
-    if device == "cuda":
-        torch.cuda.synchronize()
-    return steps / (time.perf_counter() - started)
+    Train(net, loss, lambda: torch.randint(VOCAB - 2, (BATCH, L)), VOCAB - 1, steps, desc="given Train")
 
 
 def main():
@@ -107,14 +111,17 @@ def main():
     print(f"device {args.device}, {torch.get_num_threads()} threads, batch {BATCH}, L {L}; "
           f"parameters: given {sum(p.numel() for p in ours.parameters()) / 1e6:.2f} M, "
           f"plain {sum(p.numel() for p in plain.parameters()) / 1e6:.2f} M")
-    results = {"plain page-style loop": [], "given TinyDenoiser + Train": []}
-    for _ in range(args.rounds):
-        results["plain page-style loop"].append(rate(plain_loop, plain, args.steps, args.device))
-        results["given TinyDenoiser + Train"].append(rate(given_loop, ours, args.steps, args.device))
-    for name, rates in results.items():
-        print(f"{name:28s} median {sorted(rates)[len(rates) // 2]:6.2f} steps/s  "
-              f"(rounds: {', '.join(f'{r:.2f}' for r in rates)})")
-
+    loops = {"plain page-style loop": (plain_loop, plain), "given TinyDenoiser + Train": (given_loop, ours)}
+    clocks = {name: [] for name in loops}
+    for _ in range(args.rounds):  # alternate, so that load from other processes hits both alike
+        for name, (run, net) in loops.items():
+            clock = Clock()
+            run(net, args.steps + 3, args.device, clock)
+            clocks[name] += clock.steps[2:]  # the first steps warm up Adam's state
+    for name, steps in clocks.items():
+        steps = sorted(steps)
+        print(f"{name:28s} {1 / steps[len(steps) // 2]:6.2f} steps/s (median step {1e3 * steps[len(steps) // 2]:.0f} ms, "
+              f"fastest {1e3 * steps[0]:.0f} ms, {len(steps)} steps)")
 
 if __name__ == "__main__":
     main()
