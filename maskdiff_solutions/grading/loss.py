@@ -8,6 +8,7 @@ d loss / d logits[b, i] = w[b, i] * (softmax - one_hot(x_0[b, i])) for the refer
 w[b, i] = (T / t_b) / batch at masked positions and 0 elsewhere. So each call reveals its t and mask
 exactly, and the loss can be compared with the reference for that very t and mask.
 """
+import functools
 import math
 from dataclasses import dataclass
 
@@ -19,6 +20,20 @@ from .. import stats
 from ..model import TinyDenoiser
 from ..toy import MASK as TOY_MASK, VOCAB as TOY_VOCAB, Encode, GuessX0_two, SamplePInit_two, TWO_WORLD
 from .core import ALPHA, Failure, call, check, expect
+
+def one_thread(check_function):
+    """Run a check on one CPU thread: its tensors are tiny, and two threads mostly wait for each other
+    (several times slower on a loaded 2-core machine). The notebook's own setting is restored."""
+    @functools.wraps(check_function)
+    def run(*functions):
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return check_function(*functions)
+        finally:
+            torch.set_num_threads(threads)
+    return run
+
 
 V = 7              # recording-net vocabulary: tokens 0..5 and the mask 6
 MASK = V - 1
@@ -122,6 +137,7 @@ def observe(loss_function, x_0, T, prompt=None):
 
 
 @check("DiffusionLoss.backprop")
+@one_thread
 def loss_backprop(DiffusionLoss):
     net = TinyDenoiser(V, dim=16, heads=2, layers=1, max_length=16)
     x_0 = sentences(8, 10)
@@ -135,6 +151,7 @@ def loss_backprop(DiffusionLoss):
 
 
 @check("DiffusionLoss.exact")
+@one_thread
 def loss_exact(DiffusionLoss):
     """Deterministic: every call must be the reference loss for the t and mask it drew."""
     for T, batch, length, calls in ((5, 4, 12, 60), (100, 8, 16, 20), (1, 3, 5, 3)):
@@ -151,6 +168,7 @@ def conditional_t_law(T, length):
 
 
 @check("DiffusionLoss.law")
+@one_thread
 def loss_law(DiffusionLoss):
     """t uniform on 1..T, drawn per sentence; each position masked with probability t/T."""
     T, batch, length, calls = 4, 8, 16, 250
@@ -180,6 +198,7 @@ def loss_law(DiffusionLoss):
 
 
 @check("DiffusionLoss.expectation")
+@one_thread
 def loss_expectation(DiffusionLoss):
     """With logits that ignore x_t, E[loss] = the mean over rows of the sum of per-position
     cross-entropies, for every T: the weight T/t cancels the masking probability t/T."""
@@ -264,19 +283,14 @@ def train_two_sentences(DiffusionLoss):
     opt = torch.optim.Adam(net.parameters(), lr=TRAIN_LR)
     # the lr falls linearly to zero, which averages out the noise of the T/t-weighted loss
     schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / TRAIN_STEPS)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a net this small runs several times faster on one thread than on two
-    try:
-        for _ in range(TRAIN_STEPS):
-            opt.zero_grad()
-            x_0 = torch.stack([SamplePInit_two() for _ in range(TRAIN_BATCH)])
-            loss = call(DiffusionLoss, net, x_0, TOY_MASK, what="DiffusionLoss(net, x_0, MASK)")
-            loss = as_loss_tensor(loss, "DiffusionLoss(net, x_0, MASK)")
-            call(loss.backward, what="loss.backward()")
-            opt.step()
-            schedule.step()
-    finally:
-        torch.set_num_threads(threads)
+    for _ in range(TRAIN_STEPS):
+        opt.zero_grad()
+        x_0 = torch.stack([SamplePInit_two() for _ in range(TRAIN_BATCH)])
+        loss = call(DiffusionLoss, net, x_0, TOY_MASK, what="DiffusionLoss(net, x_0, MASK)")
+        loss = as_loss_tensor(loss, "DiffusionLoss(net, x_0, MASK)")
+        call(loss.backward, what="loss.backward()")
+        opt.step()
+        schedule.step()
     net.eval()
     guess = net_guesser(net)
     excess = exact_expected_loss(guess) - exact_expected_loss(GuessX0_two)
@@ -289,6 +303,7 @@ def train_two_sentences(DiffusionLoss):
 
 
 @check("DiffusionLoss.training")
+@one_thread
 def loss_training(DiffusionLoss):
     """Trained with the student's loss, the small net must get close to the exact Bayes guesser in
     loss and in its guesses at masked positions."""
@@ -306,6 +321,7 @@ def loss_training(DiffusionLoss):
 
 # --- the optional question/answer variant ---------------------------------------------------------
 @check("DiffusionLossPrompt")
+@one_thread
 def prompt_loss(DiffusionLossPrompt):
     """Exact for every call (prompt never masked, nothing visible counts, weight T/t), and the right
     expectation over the answer positions (Bernstein, as for DiffusionLoss)."""
