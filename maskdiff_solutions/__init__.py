@@ -9,6 +9,9 @@ Students never get this package; hidden test cells import it during autograding.
 from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
                       reverse_update, sample)
 from .chat import Chat, ChatLoop, MakePrompt
+from .corpus import FetchStories, LoadStories, MakeCorpus, StandInStories
+from .loss import DiffusionLoss, DiffusionLossPrompt
+from .model import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
 from .sampling import Generate, Undiffuse, UndiffuseGreedy
 from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
 from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SamplePInit_one,
@@ -19,4 +22,6 @@ __all__ = ["Chat", "ChatLoop", "MakePrompt", "ForwardMask", "ForwardMaskFast", "
            "VOCAB", "Decode", "Encode",
            "Generate", "Undiffuse", "UndiffuseGreedy", "GuessX0_one", "GuessX0_two",
            "SamplePInit_one", "SamplePInit_two", "blank_canvas", "candidate_distributions",
-           "confidence_scores", "reveal_counts", "reverse_update", "sample"]
+           "confidence_scores", "reveal_counts", "reverse_update", "sample", "DiffusionLoss",
+           "DiffusionLossPrompt", "TinyDenoiser", "MakeGuesser", "Train", "PlotLoss", "WindowAverage",
+           "FetchStories", "LoadStories", "MakeCorpus", "StandInStories"]

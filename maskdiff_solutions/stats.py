@@ -76,3 +76,22 @@ def dkw_test(samples, pmf, alpha, what="histogram"):
     summary = (f"{what}: the CDF of {n} samples is {distance:.3f} from the expected law at its "
                f"furthest (allowed {eps:.3f}; p <= {p_value:.2g})")
     return Verdict(bool(distance <= eps), p_value, summary)
+
+
+def bernstein_epsilon(n, variance, bound, alpha):
+    """Half-width eps such that the mean of n independent variables, each within `bound` of its own
+    mean and with average variance `variance`, strays more than eps from the mean of their means with
+    probability at most alpha (two-sided Bernstein: 2 exp(-n eps^2 / (2 variance + 2 bound eps / 3)))."""
+    log_term = math.log(2.0 / alpha)
+    linear = 2.0 * bound * log_term / 3.0
+    return (linear + math.sqrt(linear ** 2 + 8.0 * n * variance * log_term)) / (2.0 * n)
+
+
+def bernstein_test(mean, expected, n, variance, bound, alpha, what="mean"):
+    """Is a sample mean of n independent bounded variables consistent with `expected`?"""
+    eps = bernstein_epsilon(n, variance, bound, alpha)
+    gap = abs(float(mean) - float(expected))
+    p_value = min(1.0, 2.0 * math.exp(-n * gap ** 2 / (2.0 * variance + 2.0 * bound * gap / 3.0)))
+    summary = (f"{what}: {float(mean):.4f} over {n} samples, expected {float(expected):.4f} "
+               f"(allowed +-{eps:.4f} by Bernstein's inequality; p <= {p_value:.2g})")
+    return Verdict(bool(gap <= eps), p_value, summary)

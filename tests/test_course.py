@@ -57,6 +57,19 @@ def test_untouched_release_gets_nothing(course, graded_batch):
         assert row.status == "graded" and row.auto_score == 0 and row.auto_max > 0, row
 
 
+def test_training_notebook_reference_gets_full_marks(graded_batch):
+    workspace, rows, _ = graded_batch
+    row = rows[("reference", "04_training")]
+    assert row.status == "graded" and (row.auto_score, row.auto_max) == (10, 10), row
+    assert row.manual_max == 13 and row.manual_pending
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        submitted = gradebook.find_submission_notebook("04_training", "maskdiff", "reference")
+        assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {
+            "test_DiffusionLoss_backprop": 1, "test_DiffusionLoss_exact": 2, "test_DiffusionLoss_law": 2,
+            "test_DiffusionLoss_expectation": 2, "test_DiffusionLoss_training": 2,
+            "test_DiffusionLossPrompt": 1}
+
+
 def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
     row = graded_batch[1][("buggy", NB)]
     bug = next(m for m in catalog.MUTANTS if (m.function, m.name) == demo.DEMO_BUG)

@@ -48,17 +48,12 @@ def test_cell_conventions(course, name):
     cells = [c for c in source(course, name).cells if nbtools.nbgrader(c)]
     ids = [nbtools.grade_id(c) for c in cells]
     assert len(ids) == len(set(ids)), f"duplicate grade_ids in {name}"
-    tested = set()
+    tested, carried = set(), set()
     for cell in cells:
         meta = nbtools.nbgrader(cell)
         if nbtools.is_carried(cell):
-            # Functions graded in an earlier notebook, pasted here: never graded again (README).
-            carried = nbtools.defined_functions(cell.source)
-            assert cell.cell_type == "code" and carried and not meta.get("points"), meta["grade_id"]
-            assert all(hasattr(maskdiff_solutions, f) for f in carried), \
-                f"{meta['grade_id']} carries functions without a reference: {carried}"
-            continue
-        if nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+            carried |= set(check_carried_cell(name, cell))
+        elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
         if nbtools.is_manual(cell) or nbtools.is_test(cell):
@@ -74,6 +69,24 @@ def test_cell_conventions(course, name):
     functions = {nbtools.grade_id(c) for c in cells
                  if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
+    assert not carried & tested, f"functions graded again after an earlier notebook: {carried & tested}"
+
+
+def check_carried_cell(name, cell):
+    """carried_from_NN: ungraded, from an earlier notebook, every function body a solution region (so
+    the release hands out stubs and the source runs on the reference). Returns the functions."""
+    meta = nbtools.nbgrader(cell)
+    earlier = meta["grade_id"][len(nbtools.CARRIED_PREFIX):]
+    assert earlier.isdigit() and len(earlier) == 2 and earlier < name[:2], \
+        f"{meta['grade_id']!r} must name an earlier notebook as carried_from_NN"
+    assert not meta.get("grade") and not meta.get("points"), f"{meta['grade_id']} must not be graded"
+    functions = nbtools.defined_functions(cell.source)
+    assert functions, f"{meta['grade_id']} defines no function"
+    assert cell.source.count(nbtools.BEGIN_SOLUTION) == len(functions), \
+        f"{meta['grade_id']}: each function's body must sit in its own solution region"
+    assert all(hasattr(maskdiff_solutions, f) for f in functions), \
+        f"{meta['grade_id']} carries functions without a reference in maskdiff_solutions: {functions}"
+    return functions
 
 
 @pytest.mark.slow

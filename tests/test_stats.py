@@ -53,3 +53,12 @@ def test_bonferroni_split_and_epsilon():
 def test_binomial_pmf_sums_to_one():
     assert stats.binomial_pmf(16, 0.37).sum() == pytest.approx(1.0)
     assert stats.binomial_pmf(5, 1.0).tolist() == [0, 0, 0, 0, 0, 1]
+
+
+def test_bernstein_epsilon_solves_the_bound():
+    for n, variance, bound, alpha in ((100, 0.25, 0.5, 1e-6), (5000, 3.0, 40.0, 1e-3)):
+        eps = stats.bernstein_epsilon(n, variance, bound, alpha)
+        assert math.isclose(2 * math.exp(-n * eps ** 2 / (2 * variance + 2 * bound * eps / 3)), alpha,
+                            rel_tol=1e-9)
+    verdict = stats.bernstein_test(0.52, 0.5, 10000, 0.25, 0.5, 1e-6)
+    assert verdict.ok and not stats.bernstein_test(0.6, 0.5, 10000, 0.25, 0.5, 1e-6).ok

@@ -7,6 +7,8 @@ import nbformat
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 BADGE_MARKER = "<!-- colab-badge -->"
+# The ungraded cell in which students paste functions from notebook NN: grade_id carried_from_NN.
+CARRIED_PREFIX = "carried_from_"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
@@ -36,6 +38,11 @@ def is_solution(cell):
 def is_test(cell):
     meta = nbgrader(cell)
     return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
+
+
+def is_carried(cell):
+    """The "your functions from earlier notebooks" cell: a solution cell without points."""
+    return is_solution(cell) and (grade_id(cell) or "").startswith(CARRIED_PREFIX)
 
 
 def is_manual(cell):

@@ -35,5 +35,6 @@ class Mutant:
 
 
 def catalog():
-    from . import batched, chat, forward, sampling
-    return list(forward.MUTANTS) + list(sampling.MUTANTS) + list(chat.MUTANTS) + list(batched.MUTANTS)
+    from . import batched, chat, forward, loss, sampling
+    return (list(forward.MUTANTS) + list(sampling.MUTANTS) + list(chat.MUTANTS) + list(loss.MUTANTS)
+            + list(batched.MUTANTS))

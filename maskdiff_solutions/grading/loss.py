@@ -1,0 +1,351 @@
+"""Hidden checks for notebook 04: DiffusionLoss (and its optional prompt-aware variant).
+
+The student's loss draws t and the mask itself, in whatever order it likes, so no check replays its
+random numbers. Instead the checks hand it a *recording net*: its logits are a fixed random tensor
+(a parameter), and it keeps the x_t it was called with. From x_t we read the mask the loss used; from
+the gradient of the loss with respect to those logits we read the weight of every position, because
+d loss / d logits[b, i] = w[b, i] * (softmax - one_hot(x_0[b, i])) for the reference, with
+w[b, i] = (T / t_b) / batch at masked positions and 0 elsewhere. So each call reveals its t and mask
+exactly, and the loss can be compared with the reference for that very t and mask.
+"""
+import functools
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .. import stats
+from ..model import TinyDenoiser
+from ..toy import MASK as TOY_MASK, VOCAB as TOY_VOCAB, Encode, GuessX0_two, SamplePInit_two, TWO_WORLD
+from .core import ALPHA, Failure, call, check, expect
+
+def one_thread(check_function):
+    """Run a check on one CPU thread: its tensors are tiny, and two threads mostly wait for each other
+    (several times slower on a loaded 2-core machine). The notebook's own setting is restored."""
+    @functools.wraps(check_function)
+    def run(*functions):
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return check_function(*functions)
+        finally:
+            torch.set_num_threads(threads)
+    return run
+
+
+V = 7              # recording-net vocabulary: tokens 0..5 and the mask 6
+MASK = V - 1
+
+
+class RecordingNet(nn.Module):
+    """logits = a fixed random (batch, L, V) parameter, whatever the input; remembers each input."""
+
+    def __init__(self, batch, length, per_row=True):
+        super().__init__()
+        shape = (batch, length, V) if per_row else (1, length, V)
+        self.logits = nn.Parameter(torch.randn(shape))
+        self.inputs = []
+
+    def forward(self, x):
+        self.inputs.append(x.detach().clone() if torch.is_tensor(x) else x)
+        expect(torch.is_tensor(x) and tuple(x.shape[1:]) == tuple(self.logits.shape[1:2])
+               and x.dim() == 2, f"the net should be called on x_t of shape (batch, L) = "
+                                 f"(*, {self.logits.shape[1]}), got {getattr(x, 'shape', type(x))}")
+        return self.logits.expand(x.shape[0], -1, -1) + 0.0
+
+
+def sentences(batch, length):
+    return torch.randint(0, MASK, (batch, length))
+
+
+@dataclass
+class Observation:
+    value: float
+    masked: torch.Tensor    # (batch, L) what the net saw masked
+    t: torch.Tensor         # (batch,) the t each row was weighted with; 0 where nothing was masked
+
+
+def as_loss_tensor(loss, what):
+    expect(torch.is_tensor(loss), f"{what} should return a torch tensor (so that loss.backward() works), "
+                                  f"got {type(loss).__name__}: did you call .item() or float()?")
+    expect(loss.numel() == 1, f"{what} should return one number (the batch mean), got shape "
+                              f"{tuple(loss.shape)}")
+    expect(loss.requires_grad, f"{what} returned a tensor without a gradient: the loss must be computed "
+                               "from the net's logits with torch operations (no .item(), .detach() or numpy)")
+    expect(bool(torch.isfinite(loss.detach()).all()), f"{what} returned {loss.item()}")
+    return loss.reshape(())
+
+
+def observe(loss_function, x_0, T, prompt=None):
+    """Call the student's loss once with a recording net and read back its mask, weights and t."""
+    batch, length = x_0.shape
+    net = RecordingNet(batch, length)
+    args = (net, x_0.clone(), MASK) if prompt is None else (net, x_0.clone(), prompt.clone(), MASK)
+    name = "DiffusionLoss" if prompt is None else "DiffusionLossPrompt"
+    what = f"{name}(net, x_0, {'prompt, ' if prompt is not None else ''}mask, T={T})"
+    loss = as_loss_tensor(call(loss_function, *args, T, what=what), what)
+    expect(len(net.inputs) == 1, f"{what} should call net once, on the whole batch x_t; "
+                                 f"it called it {len(net.inputs)} times")
+    x_t = net.inputs[0]
+    expect(x_t.dtype == torch.long, f"the net should get token ids (long), got {x_t.dtype}")
+    masked = x_t.cpu() == MASK
+    expect(bool(((x_t.cpu() == x_0) | masked).all()),
+           "x_t holds a token that is neither the original one nor the mask")
+    call(loss.backward, what=f"loss.backward() on the result of {what}")
+    grad = net.logits.grad
+    expect(grad is not None and bool(grad.abs().sum() > 0) or not masked.any(),
+           f"no gradient reaches the net's logits from {what}")
+    grad = (torch.zeros_like(net.logits) if grad is None else grad).double()
+    p = net.logits.detach().double().softmax(-1)
+    target = F.one_hot(x_0, V).double()
+    p_true = (p * target).sum(-1)
+    weight = (grad * target).sum(-1) / (p_true - 1.0)                # (batch, L)
+    scale = float(weight.abs().max()) or 1.0
+    residual = (grad - weight[..., None] * (p - target)).abs().max() / scale
+    expect(float(residual) < 1e-3, "the gradient of your loss is not that of a cross-entropy of the net's "
+                                   "logits: use -log softmax of the logits at the true token "
+                                   "(F.cross_entropy) at each position")
+    expect(bool((weight.abs() <= 1e-5 * scale)[~masked].all()),
+           "positions the net can see (not masked in x_t) count in your loss: only masked positions "
+           "should contribute (multiply the cross-entropy by the mask, or select masked positions)")
+    if prompt is not None:
+        expect(not bool(masked[prompt].any()), "a prompt position was masked: the prompt must stay "
+                                               "visible (mask only where prompt is False)")
+    counts = masked.sum(1)
+    mean = (weight * masked).sum(1) / counts.clamp(min=1)         # the weight of each row
+    spread = ((weight - mean[:, None]).abs() * masked).amax(1)
+    for b in torch.nonzero(spread > 1e-4 * mean.abs()).flatten().tolist()[:1]:
+        raise Failure(f"row {b}: the masked positions of one sentence carry different weights "
+                      f"{[round(float(w) * batch, 4) for w in weight[b][masked[b]]]} (x 1/batch): each "
+                      "sentence has one t, and every masked position counts with the same weight T/t")
+    t_hat = T / (batch * mean.masked_fill(counts == 0, 1.0))
+    fits = (t_hat > 0.5) & (t_hat < T + 0.5) & ((t_hat - t_hat.round()).abs() < 1e-3 * t_hat.clamp(min=1))
+    for b in torch.nonzero(~fits & (counts > 0)).flatten().tolist()[:1]:
+        raise Failure(f"row {b}: its masked positions have weight {float(mean[b]) * batch:.4g} x (1/batch), "
+                      f"which is not T/t for any t in 1..{T}; the loss is (T/t) * (sum of -log p over the "
+                      "masked positions of a sentence), averaged over the batch")
+    t = torch.where(counts > 0, t_hat.round().long(), 0)
+    with torch.no_grad():
+        surprise = F.cross_entropy(net.logits.detach().double().transpose(1, 2), x_0, reduction="none")
+        wanted = float(((T / t.clamp(min=1).double())[:, None] * surprise * masked).sum(1).mean())
+    value = float(loss.detach())
+    expect(abs(value - wanted) <= 1e-4 * max(1.0, abs(wanted)),
+           f"for the t and mask your loss used, the reference loss is {wanted:.6f}, yours is {value:.6f}")
+    return Observation(value, masked, t)
+
+
+@check("DiffusionLoss.backprop")
+@one_thread
+def loss_backprop(DiffusionLoss):
+    net = TinyDenoiser(V, dim=16, heads=2, layers=1, max_length=16)
+    x_0 = sentences(8, 10)
+    what = "DiffusionLoss(net, x_0, mask)"
+    loss = as_loss_tensor(call(DiffusionLoss, net, x_0, MASK, what=what), what)
+    call(loss.backward, what=f"loss.backward() on the result of {what}")
+    norms = [float(p.grad.norm()) for p in net.parameters() if p.grad is not None]
+    expect(norms and sum(norms) > 0, "after loss.backward() the net's parameters have no gradient: "
+                                     "the loss must be computed from net(x_t)")
+    expect(all(math.isfinite(n) for n in norms), "the gradients of your loss are not finite")
+
+
+@check("DiffusionLoss.exact")
+@one_thread
+def loss_exact(DiffusionLoss):
+    """Deterministic: every call must be the reference loss for the t and mask it drew."""
+    for T, batch, length, calls in ((5, 4, 12, 60), (100, 8, 16, 20), (1, 3, 5, 3)):
+        for _ in range(calls):
+            obs = observe(DiffusionLoss, sentences(batch, length), T)
+            if T == 1:
+                expect(bool(obs.masked.all()), "with T = 1, t is always 1 = T: every position is masked")
+
+
+def conditional_t_law(T, length):
+    """P(t | at least one position masked), t = 1..T: uniform t, thinned by P(no mask) = (1 - t/T)^L."""
+    weights = [1.0 - (1.0 - t / T) ** length for t in range(1, T + 1)]
+    return [w / sum(weights) for w in weights]
+
+
+@check("DiffusionLoss.law")
+@one_thread
+def loss_law(DiffusionLoss):
+    """t uniform on 1..T, drawn per sentence; each position masked with probability t/T."""
+    T, batch, length, calls = 4, 8, 16, 250
+    alpha = stats.split(ALPHA, T + 2)
+    obs = [observe(DiffusionLoss, sentences(batch, length), T) for _ in range(calls)]
+    t = torch.cat([o.t for o in obs])
+    counts = torch.cat([o.masked.sum(1) for o in obs])
+    seen = t > 0
+    q = conditional_t_law(T, length)
+    verdict = stats.dkw_test(t[seen] - 1, q, alpha, what="the t of each sentence")
+    expect(verdict.ok, f"t should be uniform on 1..{T} (each sentence's t is read off its weight T/t). "
+                       f"{verdict.summary}")
+    pairs = torch.stack([o.t[:2] for o in obs])
+    both = (pairs > 0).all(1)
+    same = int((pairs[both, 0] == pairs[both, 1]).sum())
+    verdict = stats.binomial_test(same, int(both.sum()), sum(p * p for p in q), alpha,
+                                  what="pairs of sentences in one batch with the same t")
+    expect(verdict.ok, "each sentence of the batch should draw its own t (shape (batch, 1)), "
+                       f"not one t for the whole batch. {verdict.summary}")
+    for s in range(1, T + 1):
+        pmf = stats.binomial_pmf(length, s / T)
+        pmf[0] = 0.0
+        verdict = stats.dkw_test(counts[t == s], pmf / pmf.sum(), alpha,
+                                 what=f"masked positions per sentence with t = {s}")
+        expect(verdict.ok, f"a sentence with t = {s} should have each position masked with probability "
+                           f"t/T = {s / T:.2f}. {verdict.summary}")
+
+
+@check("DiffusionLoss.expectation")
+@one_thread
+def loss_expectation(DiffusionLoss):
+    """With logits that ignore x_t, E[loss] = the mean over rows of the sum of per-position
+    cross-entropies, for every T: the weight T/t cancels the masking probability t/T."""
+    T, batch, length, calls = 10, 16, 8, 200
+    net = RecordingNet(1, length, per_row=False)
+    x_0 = sentences(batch, length)
+    with torch.no_grad():
+        surprise = F.cross_entropy(net.logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
+                                   reduction="none")  # (batch, L)
+    total = surprise.sum(1)
+    expected = float(total.mean())
+    # Per row, loss = (T/t) sum_i m_i c_i with m_i ~ Bernoulli(t/T): mean sum_i c_i for every t,
+    # variance (T/t - 1) sum_i c_i^2 given t, so (H_T - 1) sum_i c_i^2 overall; it lies within
+    # (T - 1) sum_i c_i of its mean. Rows are independent, so Bernstein bounds their average.
+    harmonic = sum(1.0 / t for t in range(1, T + 1))
+    variance = float((harmonic - 1.0) * (surprise ** 2).sum(1).mean())
+    bound = float((T - 1) * total.max())
+    values = []
+    for _ in range(calls):
+        net.inputs.clear()
+        loss = call(DiffusionLoss, net, x_0.clone(), MASK, T, what=f"DiffusionLoss(net, x_0, mask, T={T})")
+        try:
+            values.append(float(loss.detach() if torch.is_tensor(loss) else loss))
+        except (TypeError, ValueError, RuntimeError):
+            raise Failure(f"DiffusionLoss returned {type(loss).__name__}, not one number") from None
+    verdict = stats.bernstein_test(sum(values) / calls, expected, calls * batch, variance, bound, ALPHA,
+                                   what="average loss")
+    expect(verdict.ok, "with a net whose guesses ignore x_t, the average loss should equal the sum over "
+                       "positions of -log p(x_0^i), whatever T is: the weight T/t makes up for masking "
+                       f"only a fraction t/T. {verdict.summary}")
+
+
+# --- the two-sentence world, trained with the student's loss ---------------------------------------
+# Training is deterministic given the seed, but no inequality bounds how it ends: this is the one
+# check of the notebook whose false-failure rate is measured, not proven. The band and the tolerance
+# are set from the reference (`python benchmarks/loss_checks.py --seeds N`): over seeds 0..19 its
+# excess loss stayed below 0.039 and its guesses within 0.055 of Bayes, about a third of what is
+# allowed here. The failures this check exists for (training the visible positions, masking with
+# 1 - t/T, a loss that does not backpropagate) leave the guesses at masked positions untrained.
+TRAIN_STEPS, TRAIN_BATCH, TRAIN_LR, TRAIN_T = 400, 64, 3e-3, 100
+LOSS_BAND = 0.10          # the trained net's exact expected loss may exceed Bayes' by at most this
+GUESS_TOLERANCE = 0.15    # total-variation distance from the Bayes guess at each masked position
+PATTERNS = ("_ _ _ _", "_ _ is alive", "the _ _ empty")
+
+
+def mask_weights(length, T):
+    """For k masked positions out of L: E_t[(T/t) (t/T)^k (1-t/T)^(L-k)] with t uniform on 1..T."""
+    return [sum((T / t) * (t / T) ** k * (1 - t / T) ** (length - k) for t in range(1, T + 1)) / T
+            for k in range(length + 1)]
+
+
+def exact_expected_loss(guess, T=TRAIN_T):
+    """E[(T/t) sum_masked -log guess(x_t)[i, x_0^i]] in the two-sentence world, by enumerating both
+    sentences and all 2^L masks; `guess` maps x_t (L,) to probabilities (L, V)."""
+    length = len(TWO_WORLD[0][0].split())
+    weight = mask_weights(length, T)
+    total = 0.0
+    for sentence, prior in TWO_WORLD:
+        x_0 = Encode(sentence)
+        for code in range(2 ** length):
+            masked = torch.tensor([(code >> i) & 1 for i in range(length)], dtype=torch.bool)
+            if not masked.any():
+                continue
+            p = guess(torch.where(masked, TOY_MASK, x_0)).double()
+            surprise = -torch.log(p[torch.arange(length), x_0].clamp(min=1e-12))
+            total += prior * weight[int(masked.sum())] * float(surprise[masked].sum())
+    return total
+
+
+def net_guesser(net):
+    def guess(x_t):
+        with torch.no_grad():
+            return net(x_t[None])[0].softmax(-1)
+    return guess
+
+
+def train_two_sentences(DiffusionLoss):
+    """Train the notebook's small net on the two-sentence world with the given loss. Returns how far
+    its exact expected loss lies above the Bayes guesser's, and the largest total-variation distance
+    between its guesses and Bayes' at a masked position of PATTERNS."""
+    net = TinyDenoiser(len(TOY_VOCAB), dim=32, heads=2, layers=2)
+    opt = torch.optim.Adam(net.parameters(), lr=TRAIN_LR)
+    # the lr falls linearly to zero, which averages out the noise of the T/t-weighted loss
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / TRAIN_STEPS)
+    for _ in range(TRAIN_STEPS):
+        opt.zero_grad()
+        x_0 = torch.stack([SamplePInit_two() for _ in range(TRAIN_BATCH)])
+        loss = call(DiffusionLoss, net, x_0, TOY_MASK, what="DiffusionLoss(net, x_0, MASK)")
+        loss = as_loss_tensor(loss, "DiffusionLoss(net, x_0, MASK)")
+        call(loss.backward, what="loss.backward()")
+        opt.step()
+        schedule.step()
+    net.eval()
+    guess = net_guesser(net)
+    excess = exact_expected_loss(guess) - exact_expected_loss(GuessX0_two)
+    distances = {}
+    for pattern in PATTERNS:
+        x_t = Encode(pattern)
+        gap = 0.5 * (guess(x_t) - GuessX0_two(x_t)).abs().sum(-1)
+        distances[pattern] = float(gap[x_t == TOY_MASK].max())
+    return excess, distances
+
+
+@check("DiffusionLoss.training")
+@one_thread
+def loss_training(DiffusionLoss):
+    """Trained with the student's loss, the small net must get close to the exact Bayes guesser in
+    loss and in its guesses at masked positions."""
+    excess, distances = train_two_sentences(DiffusionLoss)
+    expect(excess <= LOSS_BAND,
+           f"after {TRAIN_STEPS} steps with your loss, the net's expected loss (computed exactly) is "
+           f"{excess:.3f} above the exact Bayes guesser's {exact_expected_loss(GuessX0_two):.3f} "
+           f"(entropy 0.50); training with the reference loss gets within {LOSS_BAND}")
+    for pattern, distance in distances.items():
+        expect(distance <= GUESS_TOLERANCE,
+               f"trained with your loss, the net's guesses for '{pattern}' are {distance:.2f} (total "
+               f"variation) from the Bayes guesses at a masked position; the reference loss gets "
+               f"within {GUESS_TOLERANCE}")
+
+
+# --- the optional question/answer variant ---------------------------------------------------------
+@check("DiffusionLossPrompt")
+@one_thread
+def prompt_loss(DiffusionLossPrompt):
+    """Exact for every call (prompt never masked, nothing visible counts, weight T/t), and the right
+    expectation over the answer positions (Bernstein, as for DiffusionLoss)."""
+    T, batch, length = 5, 6, 10
+    for _ in range(40):
+        x_0 = sentences(batch, length)
+        prompt = torch.arange(length)[None] < torch.randint(0, length, (batch, 1))
+        prompt[0] = torch.rand(length) < 0.5  # a prompt need not be a prefix
+        observe(DiffusionLossPrompt, x_0, T, prompt)
+    calls = 200
+    net = RecordingNet(1, length, per_row=False)
+    x_0 = sentences(batch, length)
+    prompt = torch.arange(length)[None] < torch.tensor([[0], [2], [4], [5], [7], [9]])
+    with torch.no_grad():
+        surprise = F.cross_entropy(net.logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
+                                   reduction="none") * ~prompt
+    harmonic = sum(1.0 / t for t in range(1, T + 1))
+    values = []
+    for _ in range(calls):
+        loss = call(DiffusionLossPrompt, net, x_0.clone(), prompt.clone(), MASK, T,
+                    what="DiffusionLossPrompt(net, x_0, prompt, mask, T)")
+        values.append(float(loss.detach() if torch.is_tensor(loss) else loss))
+    verdict = stats.bernstein_test(sum(values) / calls, float(surprise.sum(1).mean()), calls * batch,
+                                   float((harmonic - 1) * (surprise ** 2).sum(1).mean()),
+                                   float((T - 1) * surprise.sum(1).max()), ALPHA, what="average loss")
+    expect(verdict.ok, "with a net whose guesses ignore x_t, the average loss should equal the sum of "
+                       f"-log p(x_0^i) over the answer (non-prompt) positions. {verdict.summary}")

@@ -1,0 +1,106 @@
+"""Bugs students make in notebook 04 (DiffusionLoss and the optional DiffusionLossPrompt)."""
+from . import Mutant
+
+ALL = ("DiffusionLoss.backprop", "DiffusionLoss.exact", "DiffusionLoss.law",
+       "DiffusionLoss.expectation", "DiffusionLoss.training")
+
+
+def loss_cell(body, signature="def DiffusionLoss(net, x_0, mask, T=100):"):
+    """A solution cell: the signature, the page's imports, then the (buggy) body."""
+    return f"import torch.nn.functional as F\n\n{signature}\n{body}"
+
+
+MUTANTS = [
+    Mutant("DiffusionLoss", "no T/t weight", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (ce * masked).sum(dim=1).mean()
+"""), ("DiffusionLoss.law", "DiffusionLoss.expectation")),
+    Mutant("DiffusionLoss", "weight t/T instead of T/t", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (t / T * ce * masked).sum(dim=1).mean()
+"""), ("DiffusionLoss.exact", "DiffusionLoss.law", "DiffusionLoss.expectation")),
+    Mutant("DiffusionLoss", "counts every position, masked or not", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce).sum(dim=1).mean()
+"""), ("DiffusionLoss.exact", "DiffusionLoss.law", "DiffusionLoss.expectation")),
+    Mutant("DiffusionLoss", "mean over positions instead of sum", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).mean()
+"""), ("DiffusionLoss.exact", "DiffusionLoss.law", "DiffusionLoss.expectation")),
+    Mutant("DiffusionLoss", "one t for the whole batch", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (1,)).item()
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).sum(dim=1).mean()
+"""), ("DiffusionLoss.law",)),
+    Mutant("DiffusionLoss", "inverted mask: scores the visible positions", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * ~masked).sum(dim=1).mean()
+"""), ("DiffusionLoss.exact", "DiffusionLoss.law", "DiffusionLoss.expectation",
+       "DiffusionLoss.training")),
+    Mutant("DiffusionLoss", "inverted coin: masks with probability 1 - t/T", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) > t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).sum(dim=1).mean()
+"""), ("DiffusionLoss.exact", "DiffusionLoss.law", "DiffusionLoss.expectation",
+       "DiffusionLoss.training")),
+    Mutant("DiffusionLoss", "returns loss.item()", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).sum(dim=1).mean().item()
+"""), ("DiffusionLoss.backprop", "DiffusionLoss.exact", "DiffusionLoss.law",
+       "DiffusionLoss.training")),
+
+    Mutant("DiffusionLossPrompt", "masks the prompt too", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = torch.rand(batch, L, device=x_0.device) < t / T
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).sum(dim=1).mean()
+""", "def DiffusionLossPrompt(net, x_0, prompt, mask, T=100):"), ("DiffusionLossPrompt",)),
+    Mutant("DiffusionLossPrompt", "scores every answer position, masked or not", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = (torch.rand(batch, L, device=x_0.device) < t / T) & ~prompt
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * ~prompt).sum(dim=1).mean()
+""", "def DiffusionLossPrompt(net, x_0, prompt, mask, T=100):"), ("DiffusionLossPrompt",)),
+    Mutant("DiffusionLossPrompt", "no T/t weight", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    masked = (torch.rand(batch, L, device=x_0.device) < t / T) & ~prompt
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (ce * masked).sum(dim=1).mean()
+""", "def DiffusionLossPrompt(net, x_0, prompt, mask, T=100):"), ("DiffusionLossPrompt",)),
+]
