@@ -64,10 +64,8 @@ def _validated_counts(reveal_counts, x):
     return counts.long().reshape(-1)
 
 
-@torch.no_grad()
-def reverse_update(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id, pad_id):
-    """Commit, in each row, the reveal_counts[b] most confident proposals among its eligible positions
-    (generation slots that are still MASK). Everything else keeps its id; x is not modified."""
+def _validated_update(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id):
+    """The checks every reverse update makes; returns (eligible positions, per-row counts)."""
     if not (x.shape == candidate_ids.shape == confidence.shape == generation_slots.shape) or x.dim() != 2:
         raise ValueError("x, candidate_ids, confidence and generation_slots need one shape [batch, length]; "
                          f"got {tuple(x.shape)}, {tuple(candidate_ids.shape)}, {tuple(confidence.shape)}, "
@@ -82,17 +80,44 @@ def reverse_update(x, candidate_ids, confidence, generation_slots, reveal_counts
         b = int(bad[0])
         raise ValueError(f"row {b}: reveal count {int(counts[b])} is not between 0 and its "
                          f"{int(available[b])} eligible masks")
+    return eligible, counts
+
+
+def _special_committed(commit, candidate_ids, mask_id, pad_id):
+    special = commit & ((candidate_ids == mask_id) | (candidate_ids == pad_id))
+    if special.any():
+        b, i = (int(v) for v in torch.nonzero(special)[0])
+        raise ValueError(f"row {b}, position {i}: a committed proposal cannot be MASK or PAD "
+                         f"(got id {int(candidate_ids[b, i])})")
+
+
+@torch.no_grad()
+def reverse_update(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id, pad_id):
+    """Commit, in each row, the reveal_counts[b] most confident proposals among its eligible positions
+    (generation slots that are still MASK). Everything else keeps its id; x is not modified."""
+    eligible, counts = _validated_update(x, candidate_ids, confidence, generation_slots, reveal_counts,
+                                         mask_id)
     # Rank eligible positions by confidence within each row; ineligible ones rank last.
     scores = confidence.float().masked_fill(~eligible, -math.inf)
     order = scores.argsort(dim=1, descending=True)
     rank = torch.empty_like(order)
     rank.scatter_(1, order, torch.arange(x.shape[1], device=x.device).expand_as(order))
     commit = eligible & (rank < counts[:, None])
-    special = (candidate_ids == mask_id) | (candidate_ids == pad_id)
-    if (commit & special).any():
-        b, i = (int(v) for v in torch.nonzero(commit & special)[0])
-        raise ValueError(f"row {b}, position {i}: a committed proposal cannot be MASK or PAD "
-                         f"(got id {int(candidate_ids[b, i])})")
+    _special_committed(commit, candidate_ids, mask_id, pad_id)
+    return torch.where(commit, candidate_ids, x)
+
+
+@torch.no_grad()
+def reverse_update_rowwise(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id, pad_id):
+    """The same update as a per-row Python loop, the lesson's way: the yardstick for reverse_update."""
+    eligible, counts = _validated_update(x, candidate_ids, confidence, generation_slots, reveal_counts,
+                                         mask_id)
+    commit = torch.zeros_like(eligible)
+    for b in range(x.shape[0]):
+        if counts[b]:
+            scores = confidence[b].float().masked_fill(~eligible[b], -math.inf)
+            commit[b, scores.topk(int(counts[b])).indices] = True
+    _special_committed(commit, candidate_ids, mask_id, pad_id)
     return torch.where(commit, candidate_ids, x)
 
 
@@ -142,13 +167,9 @@ def sample_rowwise(model, prompts, lengths, steps, mask_id, pad_id, control_ids=
         slots = torch.cat([slots, torch.zeros((1, L - slots.shape[1]), dtype=torch.bool,
                                               device=x.device)], 1)
         for steps_left in range(int(steps), 0, -1):
-            probs = candidate_distributions(model, x, control)[0]
-            confidence, candidates = probs.max(dim=-1)
-            eligible = slots[0] & (x[0] == mask_id)
-            k = math.ceil(int(eligible.sum()) / steps_left)
-            if k:
-                chosen = confidence.masked_fill(~eligible, -math.inf).topk(k).indices
-                x[0, chosen] = candidates[chosen]
+            confidence, candidates = candidate_distributions(model, x, control).max(dim=-1)
+            k = math.ceil(int((slots & (x == mask_id)).sum()) / steps_left)
+            x = reverse_update_rowwise(x, candidates, confidence, slots, [k], mask_id, pad_id)
         rows.append(x[0])
     return torch.stack(rows)
 

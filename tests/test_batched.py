@@ -9,14 +9,18 @@ from maskdiff_solutions.grading.batched import EXAMPLE, MASK, PAD, FakeDenoiser,
 pytestmark = pytest.mark.nb05
 
 
-def run(**changes):
+UPDATES = [batched.reverse_update, batched.reverse_update_rowwise]
+
+
+def run(update=batched.reverse_update, **changes):
     case = {**EXAMPLE, **changes}
-    return batched.reverse_update(case["x"], case["candidate_ids"], case["confidence"],
-                                  case["generation_slots"], case["reveal_counts"], MASK, PAD)
+    return update(case["x"], case["candidate_ids"], case["confidence"], case["generation_slots"],
+                  case["reveal_counts"], MASK, PAD)
 
 
-def test_worked_example():
-    assert run().tolist() == [[7, 8, 1, 12, 13, 0], [9, 1, 1, 23, 0, 0]]
+@pytest.mark.parametrize("update", UPDATES)
+def test_worked_example(update):
+    assert run(update).tolist() == [[7, 8, 1, 12, 13, 0], [9, 1, 1, 23, 0, 0]]
 
 
 @pytest.mark.parametrize("changes,message", [
@@ -29,9 +33,21 @@ def test_worked_example():
     (dict(candidate_ids=torch.tensor([[7, 8, 11, MASK, 13, 0], [9, 21, 22, 23, 0, 0]])),
      "row 0, position 3: a committed proposal cannot be MASK or PAD"),
 ])
-def test_errors_name_the_problem(changes, message):
+@pytest.mark.parametrize("update", UPDATES)
+def test_errors_name_the_problem(update, changes, message):
     with pytest.raises(ValueError, match=message):
-        run(**changes)
+        run(update, **changes)
+
+
+def test_vectorised_and_rowwise_updates_agree_on_random_batches():
+    g = torch.Generator().manual_seed(9)
+    for _ in range(50):
+        x, slots = random_canvas(g, 5, 16)
+        candidates = torch.randint(2, 23, x.shape, generator=g)
+        confidence = torch.rand(x.shape, generator=g)
+        counts = [int(torch.randint(0, int(n) + 1, (1,), generator=g)) for n in (slots & (x == MASK)).sum(1)]
+        assert torch.equal(batched.reverse_update(x, candidates, confidence, slots, counts, MASK, PAD),
+                           batched.reverse_update_rowwise(x, candidates, confidence, slots, counts, MASK, PAD))
 
 
 def test_inputs_are_not_modified_and_counts_may_be_a_tensor():

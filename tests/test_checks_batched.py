@@ -6,29 +6,9 @@ import pytest
 import torch
 
 from maskdiff_solutions import grading
+from maskdiff_solutions.batched import reverse_update_rowwise as reverse_update_loop
 
 pytestmark = pytest.mark.nb05
-
-
-def reverse_update_loop(x, candidate_ids, confidence, generation_slots, reveal_counts, mask_id, pad_id):
-    if not (x.shape == candidate_ids.shape == confidence.shape == generation_slots.shape):
-        raise ValueError("shapes differ")
-    if generation_slots.dtype != torch.bool:
-        raise ValueError("slots must be Boolean")
-    if len(reveal_counts) != x.shape[0]:
-        raise ValueError("one count per row")
-    out = x.clone()
-    eligible = generation_slots & (x == mask_id)
-    for b in range(x.shape[0]):
-        k = int(reveal_counts[b])
-        if not 0 <= k <= int(eligible[b].sum()):
-            raise ValueError("bad count")
-        if k:
-            positions = confidence[b].masked_fill(~eligible[b], -math.inf).topk(k).indices
-            if ((candidate_ids[b, positions] == mask_id) | (candidate_ids[b, positions] == pad_id)).any():
-                raise ValueError("MASK or PAD proposal")
-            out[b, positions] = candidate_ids[b, positions]
-    return out
 
 
 def reveal_counts_list(remaining, steps_left):

@@ -17,6 +17,9 @@ MIRRORS = [
     ("04_training.ipynb", "denoiser", "model"),
     ("04_training.ipynb", "training", "model"),
     ("04_training.ipynb", "corpus", "corpus"),
+    ("05_sampler_internals.ipynb", "denoiser", "model"),
+    ("05_sampler_internals.ipynb", "training", "model"),
+    ("05_sampler_internals.ipynb", "corpus", "corpus"),
 ]
 
 
