@@ -4,7 +4,7 @@ with the reference exactly (confidences are drawn distinct, so no ties decide an
 import torch
 
 from .. import batched as ref
-from .core import Failure, call, check, expect, references_in, vector
+from .core import Failure, call, check, expect, swapped_globals, vector
 
 PAD, MASK = 0, 1
 
@@ -221,7 +221,7 @@ def batched_sampler(sample):
     helpers = dict(blank_canvas=ref.blank_canvas, candidate_distributions=ref.candidate_distributions,
                    confidence_scores=ref.confidence_scores, reveal_counts=ref.reveal_counts,
                    reverse_update=ref.reverse_update)
-    with references_in(sample, **helpers):
+    with swapped_globals(sample, **helpers):
         for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
             lengths = torch.randint(4, 17, (B,), generator=g).tolist()
             prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)

@@ -16,7 +16,7 @@ import torch
 
 from ..chat import TrimAnswer
 from ..sampling import Undiffuse, UndiffuseGreedy
-from .core import Failure, call, check, expect
+from .core import Failure, call, check, expect, swapped_globals
 
 FAKE_MASK, FAKE_PAD = 2, 1     # not the real ids, and not the last entry of the vocabulary
 END = "[/Answer"
@@ -78,25 +78,12 @@ class FakeGuesser:
         return p
 
 
-@contextlib.contextmanager
 def FakeWorld(Chat, guess):
-    """Swap the fakes into the namespace the student's Chat reads its globals from, then restore it."""
-    namespace = getattr(Chat, "__globals__", None)
-    if namespace is None:
+    """The fakes, bound in the namespace the student's Chat reads its globals from (restored after)."""
+    if getattr(Chat, "__globals__", None) is None:
         raise Failure("Chat should be a function defined with `def Chat(...)`")
-    fakes = {"tokenizer": FAKE_TOKENIZER, "Tokens": fake_tokens, "Text": fake_text,
-             "MakePrompt": fake_prompt, "GuessBERT": guess, "BERT_MASK": FAKE_MASK, "ANSWER_END": END}
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in fakes}
-    namespace.update(fakes)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
+    return swapped_globals(Chat, tokenizer=FAKE_TOKENIZER, Tokens=fake_tokens, Text=fake_text,
+                           MakePrompt=fake_prompt, GuessBERT=guess, BERT_MASK=FAKE_MASK, ANSWER_END=END)
 
 
 class Recorder:
