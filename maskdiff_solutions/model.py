@@ -1,100 +1,15 @@
-"""The denoiser students train in notebook 04: a small bidirectional transformer, a guesser wrapper and
-the training loop with its loss plot.
+"""The training loop of notebooks 04 and 05 and its loss plot; the denoiser itself and its guesser
+wrapper live in maskdiff_client.denoiser (the hidden checks train it inside the student's kernel).
 
-This module is the source of truth for the notebook's given cells `denoiser` and `training`: those
-cells hold exactly the definitions below (tests/test_model.py compares them statement by statement),
-because the notebook must run on Colab without this package.
+This module is the source of truth for the notebooks' given cell `training`: that cell holds exactly
+the definitions below (tests/test_given_cells.py compares them statement by statement), because the
+notebooks must run on Colab without this package.
 """
-import math
-
 import matplotlib.pyplot as plt
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-
-# --- notebook cell `denoiser` -------------------------------------------------------------------
-def RotaryTables(length, head_dim):
-    """cos and sin of angle = position * frequency, one frequency per pair of features (computed once)."""
-    frequency = 10000.0 ** (-torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
-    angle = torch.arange(length, dtype=torch.float32)[:, None] * frequency
-    return angle.cos(), angle.sin()
-
-
-def Rotate(x, cos, sin):
-    """Turn feature pair (i, i + d/2) by its angle: attention then sees how far apart two tokens are."""
-    first, second = x.chunk(2, dim=-1)
-    return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
-
-
-class Block(nn.Module):
-    """Self-attention in which every position sees every other one, then a small MLP."""
-
-    def __init__(self, dim, heads):
-        super().__init__()
-        if dim % (2 * heads):
-            raise ValueError(f"dim = {dim} must split into {heads} heads of an even size")
-        self.heads = heads
-        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
-        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
-        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
-
-    def forward(self, h, cos, sin):
-        batch, length, dim = h.shape
-        q, k, v = (self.qkv(self.norm1(h)).view(batch, length, 3, self.heads, dim // self.heads)
-                   .permute(2, 0, 3, 1, 4))
-        # no causal mask: a denoiser looks both left and right of a blank
-        mixed = F.scaled_dot_product_attention(Rotate(q, cos, sin), Rotate(k, cos, sin), v)
-        h = h + self.proj(mixed.transpose(1, 2).reshape(batch, length, dim))
-        return h + self.mlp(self.norm2(h))
-
-
-class TinyDenoiser(nn.Module):
-    """Tokens (batch, L) -> logits (batch, L, vocab_size). Positions enter twice: a learned embedding
-    added to each token, and rotary angles inside attention."""
-
-    def __init__(self, vocab_size, dim=128, heads=4, layers=4, max_length=64):
-        super().__init__()
-        self.max_length = max_length
-        self.embed = nn.Embedding(vocab_size, dim)
-        self.position = nn.Embedding(max_length, dim)
-        self.blocks = nn.ModuleList(Block(dim, heads) for _ in range(layers))
-        self.norm = nn.LayerNorm(dim)
-        self.out = nn.Linear(dim, vocab_size)
-        cos, sin = RotaryTables(max_length, dim // heads)
-        self.register_buffer("cos", cos, persistent=False)
-        self.register_buffer("sin", sin, persistent=False)
-        for module in self.modules():
-            if isinstance(module, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(module.weight, std=0.02)
-
-    def forward(self, x):
-        if x.dim() != 2 or x.dtype != torch.long:
-            raise ValueError(f"TinyDenoiser wants a (batch, L) tensor of token ids (long), "
-                             f"got shape {tuple(x.shape)} and dtype {x.dtype}")
-        length = x.shape[1]
-        if length > self.max_length:
-            raise ValueError(f"sentences of length {length} are longer than max_length = {self.max_length}")
-        h = self.embed(x) + self.position.weight[:length]
-        cos, sin = self.cos[:length], self.sin[:length]
-        for block in self.blocks:
-            h = block(h, cos, sin)
-        return self.out(self.norm(h))
-
-
-def MakeGuesser(net, forbidden=()):
-    """A guessing function for Undiffuse: x_t of shape (L,) -> probabilities (L, vocab_size) on the CPU.
-    Tokens in `forbidden` (say the mask itself) get probability zero."""
-    forbidden = list(forbidden)
-
-    def Guess(x_t):
-        device = next(net.parameters()).device
-        with torch.no_grad():
-            logits = net(x_t[None].to(device))[0].float().cpu()
-        logits[:, forbidden] = -math.inf
-        return logits.softmax(dim=-1)
-    return Guess
+from maskdiff_client.denoiser import Block, MakeGuesser, Rotate, RotaryTables, TinyDenoiser  # noqa: F401
 
 
 # --- notebook cell `training` -------------------------------------------------------------------

@@ -14,12 +14,12 @@ from maskdiff_solutions.course import notebooks as nbtools
 ROOT = Path(__file__).resolve().parents[1]
 # (notebook, grade_id of the given cell, module whose `# --- notebook cell `grade_id`` segment it copies)
 MIRRORS = [
-    ("04_training.ipynb", "denoiser", "model"),
-    ("04_training.ipynb", "training", "model"),
-    ("04_training.ipynb", "corpus", "corpus"),
-    ("05_sampler_internals.ipynb", "denoiser", "model"),
-    ("05_sampler_internals.ipynb", "training", "model"),
-    ("05_sampler_internals.ipynb", "corpus", "corpus"),
+    ("04_training.ipynb", "denoiser", "maskdiff_client/denoiser"),
+    ("04_training.ipynb", "training", "maskdiff_solutions/model"),
+    ("04_training.ipynb", "corpus", "maskdiff_solutions/corpus"),
+    ("05_sampler_internals.ipynb", "denoiser", "maskdiff_client/denoiser"),
+    ("05_sampler_internals.ipynb", "training", "maskdiff_solutions/model"),
+    ("05_sampler_internals.ipynb", "corpus", "maskdiff_solutions/corpus"),
 ]
 
 
@@ -33,9 +33,9 @@ def given_cell(notebook, grade_id):
 
 
 def segment(module, grade_id):
-    text = (ROOT / "maskdiff_solutions" / f"{module}.py").read_text()
+    text = (ROOT / f"{module}.py").read_text()
     found = re.search(rf"# --- notebook cell `{grade_id}`[^\n]*\n(.*?)(?=# --- notebook cell `|\Z)", text, re.S)
-    assert found, f"maskdiff_solutions/{module}.py marks no segment for the cell {grade_id!r}"
+    assert found, f"{module}.py marks no segment for the cell {grade_id!r}"
     return found.group(1)
 
 
@@ -56,7 +56,7 @@ def test_given_cell_is_the_package_code(notebook, grade_id, module):
     cell = definitions(given_cell(notebook, grade_id))
     assert package, "the package segment defines nothing"
     differ = sorted(name for name in package if cell.get(name) != package[name])
-    assert not differ, (f"{notebook}:{grade_id} differs from maskdiff_solutions/{module}.py in {differ}; "
+    assert not differ, (f"{notebook}:{grade_id} differs from {module}.py in {differ}; "
                         "edit the module and copy its segment into the cell")
 
 

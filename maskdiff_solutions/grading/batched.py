@@ -1,10 +1,12 @@
 """Hidden checks for notebook 05: the first pass, confidence, reveal budgets, the reverse update
 and the batched sampler. Everything here is deterministic given the inputs, so the checks compare
-with the reference exactly (confidences are drawn distinct, so no ties decide anything)."""
+with the reference exactly (confidences are drawn distinct, so no ties decide anything). The fake
+denoiser and, for `sample`, the reference helpers stay with the checker: the student's code calls
+them back, so their call counts are ours."""
 import torch
 
 from .. import batched as ref
-from .core import Failure, call, check, expect, swapped_globals, vector
+from .core import Failure, call, changed, check, expect, value_of, vector
 
 PAD, MASK = 0, 1
 
@@ -111,20 +113,19 @@ def vector_2d(value, kind):
 @check("reveal_counts")
 def budgets(reveal_counts):
     g = torch.Generator().manual_seed(3)
+    cases = []  # (masks left, steps left) along 50 reference runs of the sampler's budgets
     for _ in range(50):
-        remaining = torch.randint(0, 40, (5,), generator=g)
-        steps = int(torch.randint(1, 12, (1,), generator=g))
-        left = remaining.clone()
-        for steps_left in range(steps, 0, -1):
-            k = vector(call(reveal_counts, left.clone(), steps_left,
-                            what=f"reveal_counts({left.tolist()}, {steps_left})"),
-                       "the reveal counts", length=5, dtype=torch.long)
-            want = ref.reveal_counts(left, steps_left)
-            expect(torch.equal(k, want), f"with {left.tolist()} masks left and {steps_left} steps to go "
-                                         f"the budgets should be ceil(remaining / steps_left) = "
-                                         f"{want.tolist()} (one per row), got {k.tolist()}")
-            left = left - k
-        expect(bool((left == 0).all()), "every row's masks must be gone after the last step")
+        left = torch.randint(0, 40, (5,), generator=g)
+        for steps_left in range(int(torch.randint(1, 12, (1,), generator=g)), 0, -1):
+            cases.append((left, steps_left))
+            left = left - ref.reveal_counts(left, steps_left)
+    for (left, steps_left), result in zip(cases, reveal_counts.calls(cases)):
+        k = vector(value_of(result, f"reveal_counts({left.tolist()}, {steps_left})"),
+                   "the reveal counts", length=5, dtype=torch.long)
+        want = ref.reveal_counts(left, steps_left)
+        expect(torch.equal(k, want), f"with {left.tolist()} masks left and {steps_left} steps to go "
+                                     f"the budgets should be ceil(remaining / steps_left) = "
+                                     f"{want.tolist()} (one per row), got {k.tolist()}")
 
 
 EXAMPLE = dict(
@@ -137,17 +138,22 @@ EXAMPLE = dict(
 )
 
 
-def update(reverse_update, x, candidate_ids, confidence, generation_slots, reveal_counts, what):
-    inputs = [t.clone() if torch.is_tensor(t) else t
-              for t in (x, candidate_ids, confidence, generation_slots, reveal_counts)]
-    out = call(reverse_update, *inputs, MASK, PAD, what=what)
-    for name, before, after in zip(("x", "candidate_ids", "confidence", "generation_slots"),
-                                   (x, candidate_ids, confidence, generation_slots), inputs):
-        expect(torch.equal(before, after), f"reverse_update modified its input {name}: build next_x "
-                                           "from a clone")
+INPUTS = ("x", "candidate_ids", "confidence", "generation_slots")
+
+
+def updated(result, x, what):
+    """What one call of reverse_update returned, checked: inputs untouched, a tensor of x's shape."""
+    out = value_of(result, what)
+    for index in sorted(changed(result) & set(range(len(INPUTS)))):
+        raise Failure(f"reverse_update modified its input {INPUTS[index]}: build next_x from a clone")
     expect(torch.is_tensor(out) and out.shape == x.shape,
            f"reverse_update should return a tensor of shape {list(x.shape)}")
     return out
+
+
+def update(reverse_update, x, candidate_ids, confidence, generation_slots, reveal_counts, what):
+    result = reverse_update.calls([[x, candidate_ids, confidence, generation_slots, reveal_counts, MASK, PAD]])[0]
+    return updated(result, x, what)
 
 
 @check("reverse_update.example")
@@ -157,35 +163,32 @@ def worked_example(reverse_update):
     expect(out.tolist() == want, f"the lesson's example should give {want}, got {out.tolist()}")
 
 
-def expect_value_error(reverse_update, why, **changes):
-    case = {**EXAMPLE, **changes}
-    try:
-        reverse_update(case["x"].clone(), case["candidate_ids"].clone(), case["confidence"].clone(),
-                       case["generation_slots"].clone(), case["reveal_counts"], MASK, PAD)
-    except ValueError:
-        return
-    except Exception as err:  # noqa: BLE001
-        raise Failure(f"{why}: expected a ValueError, got {type(err).__name__}: {err}") from None
-    raise Failure(f"{why}: reverse_update should raise a ValueError, it returned normally")
+def bad_inputs():
+    """(why, the lesson's example with one thing wrong) for every error reverse_update must catch."""
+    e = EXAMPLE
+    mask_first, pad_first = e["candidate_ids"].clone(), e["candidate_ids"].clone()
+    mask_first[0, 3], pad_first[1, 3] = MASK, PAD
+    return [("confidence of another shape", dict(confidence=e["confidence"][:, :5])),
+            ("candidate_ids of another shape", dict(candidate_ids=e["candidate_ids"][:1])),
+            ("generation_slots given as 0/1 integers", dict(generation_slots=e["generation_slots"].long())),
+            ("three reveal counts for two rows", dict(reveal_counts=[1, 1, 1])),
+            ("a reveal count above the row's eligible masks (row 1 has 3)", dict(reveal_counts=[1, 4])),
+            ("a negative reveal count", dict(reveal_counts=[-1, 1])),
+            ("the most confident proposal is MASK", dict(candidate_ids=mask_first)),
+            ("the most confident proposal is PAD", dict(candidate_ids=pad_first))]
 
 
 @check("reverse_update.errors")
 def errors(reverse_update):
     e = EXAMPLE
-    expect_value_error(reverse_update, "confidence of another shape", confidence=e["confidence"][:, :5])
-    expect_value_error(reverse_update, "candidate_ids of another shape", candidate_ids=e["candidate_ids"][:1])
-    expect_value_error(reverse_update, "generation_slots given as 0/1 integers",
-                       generation_slots=e["generation_slots"].long())
-    expect_value_error(reverse_update, "three reveal counts for two rows", reveal_counts=[1, 1, 1])
-    expect_value_error(reverse_update, "a reveal count above the row's eligible masks (row 1 has 3)",
-                       reveal_counts=[1, 4])
-    expect_value_error(reverse_update, "a negative reveal count", reveal_counts=[-1, 1])
-    candidates = e["candidate_ids"].clone()
-    candidates[0, 3] = MASK
-    expect_value_error(reverse_update, "the most confident proposal is MASK", candidate_ids=candidates)
-    candidates = e["candidate_ids"].clone()
-    candidates[1, 3] = PAD
-    expect_value_error(reverse_update, "the most confident proposal is PAD", candidate_ids=candidates)
+    cases = bad_inputs()
+    arguments = [[case[name] for name in (*INPUTS, "reveal_counts")] + [MASK, PAD]
+                 for case in ({**EXAMPLE, **changes} for _, changes in cases)]
+    for (why, _), result in zip(cases, reverse_update.calls(arguments)):
+        if result[0] == "ok":
+            raise Failure(f"{why}: reverse_update should raise a ValueError, it returned normally")
+        if "ValueError" not in result[3]:
+            raise Failure(f"{why}: expected a ValueError, got {result[1]}: {result[2]}")
     # ...but a MASK proposal that is not committed is no error:
     candidates = e["candidate_ids"].clone()
     candidates[0, 2] = MASK
@@ -196,6 +199,7 @@ def errors(reverse_update):
 @check("reverse_update.invariants")
 def invariants(reverse_update):
     g = torch.Generator().manual_seed(4)
+    cases = []
     for case in range(150):
         B, L = int(torch.randint(1, 7, (1,), generator=g)), int(torch.randint(2, 21, (1,), generator=g))
         x, slots = random_canvas(g, B, L)
@@ -203,8 +207,11 @@ def invariants(reverse_update):
         confidence = torch.randperm(B * L, generator=g).reshape(B, L).float() / (B * L)  # distinct
         eligible = (slots & (x == MASK)).sum(dim=1)
         counts = [int(torch.randint(0, int(n) + 1, (1,), generator=g)) for n in eligible]
-        out = update(reverse_update, x, candidates, confidence, slots, counts,
-                     what=f"reverse_update on random batch {case} (B = {B}, L = {L})")
+        cases.append((x, candidates, confidence, slots, counts))
+    results = reverse_update.calls([[*inputs, MASK, PAD] for inputs in cases])
+    for case, ((x, candidates, confidence, slots, counts), result) in enumerate(zip(cases, results)):
+        B, L = x.shape
+        out = updated(result, x, f"reverse_update on random batch {case} (B = {B}, L = {L})")
         want = ref.reverse_update(x, candidates, confidence, slots, counts, MASK, PAD)
         keep = ~(slots & (x == MASK))
         expect(torch.equal(out[keep], x[keep]), "prefix, padding, earlier commits and masks outside the "
@@ -221,25 +228,26 @@ def batched_sampler(sample):
     helpers = dict(blank_canvas=ref.blank_canvas, candidate_distributions=ref.candidate_distributions,
                    confidence_scores=ref.confidence_scores, reveal_counts=ref.reveal_counts,
                    reverse_update=ref.reverse_update)
-    with swapped_globals(sample, **helpers):
-        for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
-            lengths = torch.randint(4, 17, (B,), generator=g).tolist()
-            prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
-                       for n in lengths]
-            model = FakeDenoiser(seed=case)
-            out = call(sample, model, prompts, lengths, steps, MASK, PAD, what=f"sample(model, prompts, "
-                       f"lengths={lengths}, steps={steps}, mask_id={MASK}, pad_id={PAD})")
-            expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
-                   f"sample should return [B, max length] = [{B}, {max(lengths)}], "
-                   f"got {list(getattr(out, 'shape', []))}")
-            expect(model.calls == steps, f"with {steps} steps the denoiser should run {steps} times, "
-                                         f"once before each update; it ran {model.calls} times")
-            want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, MASK, PAD)
-            for b, (prompt, n) in enumerate(zip(prompts, lengths)):
-                expect(out[b, :len(prompt)].tolist() == prompt.tolist(), f"row {b}: the prompt changed")
-                expect(bool((out[b, n:] == PAD).all()), f"row {b}: positions past its length {n} "
-                                                        "must stay PAD")
-                expect(not bool((out[b, :n] == MASK).any()), f"row {b}: masks are left after the last step")
-            expect(torch.equal(out, want), "the batched sampler must give exactly what sampling each row "
-                                           "alone gives (fresh predictions after every update, each row "
-                                           "its own budget)")
+    for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
+        lengths = torch.randint(4, 17, (B,), generator=g).tolist()
+        prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
+                   for n in lengths]
+        model = FakeDenoiser(seed=case)
+        what = (f"sample(model, prompts, lengths={lengths}, steps={steps}, mask_id={MASK}, "
+                f"pad_id={PAD})")
+        result = sample.with_globals(helpers, model, prompts, lengths, steps, MASK, PAD)
+        out = value_of(result, what)
+        expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
+               f"sample should return [B, max length] = [{B}, {max(lengths)}], "
+               f"got {list(getattr(out, 'shape', []))}")
+        expect(model.calls == steps, f"with {steps} steps the denoiser should run {steps} times, "
+                                     f"once before each update; it ran {model.calls} times")
+        want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, MASK, PAD)
+        for b, (prompt, n) in enumerate(zip(prompts, lengths)):
+            expect(out[b, :len(prompt)].tolist() == prompt.tolist(), f"row {b}: the prompt changed")
+            expect(bool((out[b, n:] == PAD).all()), f"row {b}: positions past its length {n} "
+                                                    "must stay PAD")
+            expect(not bool((out[b, :n] == MASK).any()), f"row {b}: masks are left after the last step")
+        expect(torch.equal(out, want), "the batched sampler must give exactly what sampling each row "
+                                       "alone gives (fresh predictions after every update, each row "
+                                       "its own budget)")

@@ -2,49 +2,31 @@
 
 The student's `Chat` reads globals of the notebook (`tokenizer`, `GuessBERT`, `BERT_MASK`,
 `MakePrompt`, `Tokens`, `Text`, `ANSWER_END`). Autograding re-runs the notebook with a stand-in
-network, so the checks do not use it: `FakeWorld` swaps a fake of each into `Chat.__globals__` (the
-notebook's namespace) for the duration of one call and restores the originals afterwards. The fakes
-are exact: a character-level tokenizer whose [MASK] and [PAD] are single tokens, and a guesser that
-knows the answer, so every property is checked without statistics. The steps handed to Chat are our
-own (reference steps wrapped in a recorder), so a bug in the student's Undiffuse costs nothing here.
+network, so the checks do not use it: each call of Chat runs with a fake of each bound in Chat's
+namespace (`Student.with_globals`, which puts the notebook's own back afterwards). The fakes are exact:
+a character-level tokenizer whose [MASK] and [PAD] are single tokens (data, built in the student's
+kernel), and a guesser that knows the answer, so every property is checked without statistics. The
+guesser and the steps handed to Chat stay with the checker (the student's kernel calls them back),
+so what they count and record cannot be forged; the steps are our own (reference steps wrapped in a
+recorder), so a bug in the student's Undiffuse costs nothing here.
 """
-import contextlib
-import io
-import re
-
 import torch
+
+from maskdiff_client.fakes import CharTokenizer, Template, Text, Tokens
 
 from ..chat import TrimAnswer
 from ..sampling import Undiffuse, UndiffuseGreedy
-from .core import Failure, call, check, expect, swapped_globals
+from .core import Failure, check, expect, value_of
 
 FAKE_MASK, FAKE_PAD = 2, 1     # not the real ids, and not the last entry of the vocabulary
 END = "[/Answer"
 PIECES = ["<unused>", "[PAD]", "[MASK]"] + [chr(c) for c in range(32, 127)] + ["\n"]
-
-
-class FakeTokenizer:
-    """One token per character; [MASK] and [PAD] are one token each, as in the real tokenizer."""
-    mask_token, pad_token = "[MASK]", "[PAD]"
-    mask_token_id, pad_token_id = FAKE_MASK, FAKE_PAD
-
-    def __len__(self):
-        return len(PIECES)
-
-    def encode(self, text, add_special_tokens=False):
-        return [PIECES.index(piece) for piece in re.findall(r"\[MASK\]|\[PAD\]|.", text, flags=re.DOTALL)]
-
-    def decode(self, ids, skip_special_tokens=False):
-        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
-        return "".join(PIECES[i] for i in ([ids] if isinstance(ids, int) else ids)
-                       if not (skip_special_tokens and i in (FAKE_MASK, FAKE_PAD)))
-
-
-FAKE_TOKENIZER = FakeTokenizer()
+FAKE_TOKENIZER = CharTokenizer(PIECES)
+PROMPT = Template("<question>{question}</question>\n<answer>\n")
 
 
 def fake_tokens(text):
-    return torch.tensor(FAKE_TOKENIZER.encode(text))
+    return Tokens(FAKE_TOKENIZER)(text)
 
 
 def fake_text(x):
@@ -52,7 +34,7 @@ def fake_text(x):
 
 
 def fake_prompt(question):
-    return f"<question>{question}</question>\n<answer>\n"
+    return PROMPT(question)
 
 
 class FakeGuesser:
@@ -78,12 +60,10 @@ class FakeGuesser:
         return p
 
 
-def FakeWorld(Chat, guess):
-    """The fakes, bound in the namespace the student's Chat reads its globals from (restored after)."""
-    if getattr(Chat, "__globals__", None) is None:
-        raise Failure("Chat should be a function defined with `def Chat(...)`")
-    return swapped_globals(Chat, tokenizer=FAKE_TOKENIZER, Tokens=fake_tokens, Text=fake_text,
-                           MakePrompt=fake_prompt, GuessBERT=guess, BERT_MASK=FAKE_MASK, ANSWER_END=END)
+def fake_world(guess):
+    """The names the student's Chat reads, bound to fakes for one call."""
+    return dict(tokenizer=FAKE_TOKENIZER, Tokens=Tokens(FAKE_TOKENIZER), Text=Text(FAKE_TOKENIZER),
+                MakePrompt=PROMPT, GuessBERT=guess, BERT_MASK=FAKE_MASK, ANSWER_END=END)
 
 
 class Recorder:
@@ -111,11 +91,9 @@ def chat(Chat, question, answer, answer_length, T, step=None, spread=0.0, show=F
     """Run the student's Chat in the fake world; returns (answer, guesser, recorder, printed)."""
     prompt, target = sentence(question, answer, answer_length)
     guess, recorder = FakeGuesser(target, spread), Recorder(step or Undiffuse)
-    printed = io.StringIO()
-    with FakeWorld(Chat, guess), contextlib.redirect_stdout(printed):
-        out = call(Chat, question, answer_length, T, recorder, show,
-                   what=f"Chat({question!r}, answer_length={answer_length}, T={T}, step=..., show={show})")
-    return out, guess, recorder, printed.getvalue()
+    what = f"Chat({question!r}, answer_length={answer_length}, T={T}, step=..., show={show})"
+    result = Chat.with_globals(fake_world(guess), question, answer_length, T, recorder, show)
+    return value_of(result, what), guess, recorder, result[-1]
 
 
 ANSWER = "Blue light scatters most.\n[/Answer]"

@@ -1,8 +1,16 @@
-"""The machinery shared by every hidden check: a registry, seeding, and failures in plain words.
+"""The machinery shared by every hidden check: a registry, seeding, failures in plain words, and
+`Student`, the student's function as a check sees it.
 
 A check is a function that takes the student's functions and raises `Failure` with a sentence a
-student can act on. Hidden test cells call `run(name, *functions)`; the test suite calls
-`evaluate`, which returns the outcome instead of raising.
+student can act on. It calls them only through `Student`: one call (`student(*args)`, or
+`call(student, ...)` which turns the student's errors into failures), or a driver of
+maskdiff_client.drivers (`student.repeat`, `.calls`, `.chains`, `.drive`) that makes many calls at
+once. The same check then runs in-process (`LocalStudent`: plain nbgrader, the test suite) and
+against a student's kernel from the trusted checker (`checker.RemoteStudent`), where every call
+crosses a socket and only the results come back.
+
+Hidden test cells call `maskdiff_client.run_check`, which lands in `run` here when grading in-process;
+the test suite calls `evaluate`, which returns the outcome instead of raising.
 """
 import os
 import random
@@ -13,6 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from maskdiff_client import GradingFailure, drivers  # noqa: F401 (GradingFailure: what run raises)
+from maskdiff_client.wire import Opaque
+
 # Each check (one hidden test cell) fails a correct implementation with probability at most ALPHA;
 # checks with several statistical tests split it between them (stats.split).
 ALPHA = 1e-6
@@ -22,12 +33,94 @@ SEED_VARIABLE = "MASKDIFF_GRADING_SEED"
 CHECKS = {}
 
 
-class Failure(Exception):
-    """A property of the student's code that does not hold, said in plain words."""
+class Failure(drivers.Propagate):
+    """A property of the student's code that does not hold, said in plain words. Raised from one of
+    our stand-ins inside student code, it passes through the drivers to the check."""
 
 
-class GradingFailure(AssertionError):
-    """What a hidden test cell raises: only the message, never the checking code."""
+class StudentError(Exception):
+    """The student's function raised (its type name, message and the names of its type's bases,
+    wherever it ran)."""
+
+    def __init__(self, type_name, message, kinds=()):
+        super().__init__(f"{type_name}: {message}")
+        self.type_name, self.message, self.kinds = type_name, message, tuple(kinds) or (type_name,)
+
+
+class Student:
+    """A student's function as the checks call it. Subclasses say how a driver reaches it."""
+
+    def __init__(self, name):
+        self.__name__ = name
+
+    def drive(self, driver, **kwargs):
+        raise NotImplementedError
+
+    def __call__(self, *args):
+        """One call, as if in-process: tensors and arrays it changes in place change here too."""
+        return settle(self.drive("call_many", arg_lists=[list(args)])[0], args)
+
+    def calls(self, arg_lists):
+        """Raw outcomes (see drivers.outcome) of one call per argument list."""
+        return self.drive("call_many", arg_lists=[list(a) for a in arg_lists])
+
+    def repeat(self, args, times):
+        """Raw outcomes of `times` calls on fresh copies of the same arguments."""
+        return self.drive("repeat", args=list(args), times=int(times))
+
+    def chains(self, start, ts, guess, mask, runs=1, extra=()):
+        """Reverse-step chains run by the student's stepper (see drivers.chains)."""
+        return self.drive("chains", start=start, ts=list(ts), guess=guess, mask=mask, runs=int(runs),
+                          extra=list(extra))
+
+    def with_globals(self, names, *args):
+        """One call with some of the globals the function reads bound to ours (drivers.call_with_globals)."""
+        return self.drive("call_with_globals", names=dict(names), args=list(args))
+
+
+class LocalStudent(Student):
+    """A function in this process (plain nbgrader, the test suite): drivers run right here."""
+
+    def __init__(self, function):
+        super().__init__(getattr(function, "__name__", type(function).__name__))
+        self.function = function
+
+    def drive(self, driver, **kwargs):
+        return drivers.DRIVERS[driver](self.function, **kwargs)
+
+
+def as_student(function):
+    return function if isinstance(function, Student) else LocalStudent(function)
+
+
+def settle(result, args=()):
+    """A driver's raw outcome -> the value, raising StudentError for what the function raised;
+    in-place changes to tensor or array arguments are copied onto the caller's objects."""
+    if result[0] == "raised":
+        raise StudentError(*result[1:4])
+    for index, after in result[2].items():
+        before = args[index] if isinstance(index, int) and 0 <= index < len(args) else None
+        if torch.is_tensor(before) and torch.is_tensor(after):
+            with torch.no_grad():
+                before.resize_(after.shape).copy_(after.to(before.dtype))
+        elif isinstance(before, np.ndarray) and isinstance(after, np.ndarray) and before.shape == after.shape:
+            before[...] = after
+    return result[1]
+
+
+def value_of(result, what, name=None):
+    """A raw outcome's value; what the function raised becomes a Failure that names the call."""
+    if result[0] == "raised":
+        if result[1] == "NotAFunction":
+            name = name or what.split("(")[0]
+            raise Failure(f"{name} should be a function defined with `def {name}(...)`, not {result[2]}")
+        raise Failure(f"{what} raised {result[1]}: {result[2]}")
+    return result[1]
+
+
+def changed(result):
+    """Which arguments (by position) a raw outcome says the call changed in place."""
+    return set(result[2]) if result[0] == "ok" else set()
 
 
 @dataclass
@@ -90,16 +183,20 @@ def call(function, *args, what):
         return function(*args)
     except Failure:
         raise
+    except StudentError as err:
+        raise Failure(f"{what} raised {err.type_name}: {err.message}") from None
     except Exception as err:  # noqa: BLE001 - any student error is a finding, not a crash
         raise Failure(f"{what} raised {type(err).__name__}: {err}") from None
 
 
 def evaluate(name, *functions):
+    """Run one check on the student's functions (plain functions, or `Student`s)."""
     if name not in CHECKS:
         raise KeyError(f"no hidden check is named {name!r}; known: {sorted(CHECKS)}")
+    students = [as_student(f) for f in functions]
     with seeded(name):
         try:
-            CHECKS[name](*functions)
+            CHECKS[name](*students)
         except Failure as failure:
             return Outcome(name, False, str(failure))
     return Outcome(name, True)
@@ -114,37 +211,20 @@ def run(name, *functions):
     print(f"[{name}] passed")
 
 
+def type_name(value):
+    return value.type_name if isinstance(value, Opaque) else type(value).__name__
+
+
 def vector(value, what, length=None, dtype=torch.float64):
     """Student output -> 1-D tensor, accepting tensors, numpy arrays and lists alike."""
     try:
+        if isinstance(value, Opaque):
+            raise TypeError
         out = torch.as_tensor(np.asarray(value.detach().cpu() if torch.is_tensor(value) else value),
                               dtype=dtype)
     except (TypeError, ValueError, RuntimeError):
-        raise Failure(f"{what} should be a 1-D tensor, got {type(value).__name__}") from None
+        raise Failure(f"{what} should be a 1-D tensor, got {type_name(value)}") from None
     expect(out.dim() == 1, f"{what} should be 1-D, got shape {tuple(out.shape)}")
     if length is not None:
         expect(out.numel() == length, f"{what} should have {length} entries, got {out.numel()}")
     return out
-
-
-@contextmanager
-def swapped_globals(function, **values):
-    """Run a student function with some names it reads as globals (its notebook's earlier functions,
-    the notebook's tokenizer, ...) bound to ours; put the notebook's own back afterwards. This keeps a
-    bug in an earlier helper from being charged twice, and lets a check feed fakes."""
-    namespace = getattr(function, "__globals__", None)
-    if namespace is None:
-        name = getattr(function, "__name__", type(function).__name__)
-        raise Failure(f"the graded {name} should be a function defined with `def {name}(...)`, "
-                      f"not a {type(function).__name__}")
-    missing = object()
-    saved = {name: namespace.get(name, missing) for name in values}
-    namespace.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value

@@ -8,7 +8,7 @@ import torch
 from .. import stats
 from ..schedule import MakeSchedule as reference_schedule
 from ..toy import MASK, SCHRODINGER, Encode
-from .core import ALPHA, Failure, call, check, expect, vector
+from .core import ALPHA, Failure, call, changed, check, expect, type_name, value_of, vector
 
 X_0 = Encode(SCHRODINGER)
 L = X_0.numel()
@@ -36,17 +36,21 @@ def schedule_values(MakeSchedule):
                f"got {alpha_bar[worst].item():.6g}")
 
 
-def history_of(ForwardMask, x_0, t, beta):
-    """Call ForwardMask on a copy of x_0 and return its history as long tensors, checking the shape."""
-    given = x_0.clone()
-    out = call(ForwardMask, given, t, beta, what=f"ForwardMask(x_0, {t}, beta)")
-    expect(torch.equal(given, x_0), "ForwardMask changed the x_0 it was given: clone before masking")
-    expect(isinstance(out, (list, tuple)),
-           f"ForwardMask should return a list of sentences, got {type(out).__name__}")
-    expect(len(out) == t + 1, f"ForwardMask(x_0, {t}, beta) should return the t+1 = {t + 1} "
-                              f"sentences x_0..x_t, got {len(out)}")
-    return [vector(x, f"sentence {s} of the history", length=x_0.numel(), dtype=torch.long)
-            for s, x in enumerate(out)]
+def histories(ForwardMask, x_0, t, beta, runs):
+    """`runs` calls of ForwardMask on x_0 (one request), each history checked for its shape and
+    returned as long tensors."""
+    what = f"ForwardMask(x_0, {t}, beta)"
+    out = []
+    for result in ForwardMask.repeat([x_0, t, beta], runs):
+        xs = value_of(result, what)
+        expect(0 not in changed(result), "ForwardMask changed the x_0 it was given: clone before masking")
+        expect(isinstance(xs, (list, tuple)),
+               f"ForwardMask should return a list of sentences, got {type_name(xs)}")
+        expect(len(xs) == t + 1, f"{what} should return the t+1 = {t + 1} sentences x_0..x_t, "
+                                 f"got {len(xs)}")
+        out.append([vector(x, f"sentence {s} of the history", length=x_0.numel(), dtype=torch.long)
+                    for s, x in enumerate(xs)])
+    return out
 
 
 @check("ForwardMask.history")
@@ -54,8 +58,7 @@ def forward_history(ForwardMask):
     T = 12
     beta, _ = reference_schedule(T)
     for t in (0, 1, 5, T):
-        for _ in range(25):
-            xs = history_of(ForwardMask, X_0, t, beta)
+        for xs in histories(ForwardMask, X_0, t, beta, 25):
             expect(torch.equal(xs[0], X_0), "the first sentence of the history should be x_0 itself, "
                                             "unmasked (did later steps change it in place?)")
             for s in range(1, t + 1):
@@ -72,8 +75,8 @@ def forward_history(ForwardMask):
 def forward_rates(ForwardMask):
     T, runs, middle = 12, 500, 6
     beta, alpha_bar = reference_schedule(T)
-    histories = [history_of(ForwardMask, X_0, T, beta) for _ in range(runs)]
-    masked = torch.stack([torch.stack(xs) == MASK for xs in histories])  # (runs, T+1, L)
+    masked = torch.stack([torch.stack(xs) == MASK
+                          for xs in histories(ForwardMask, X_0, T, beta, runs)])  # (runs, T+1, L)
     alpha = stats.split(ALPHA, T)  # T-1 random steps plus the histogram below
     for s in range(1, T + 1):
         at_risk = int((~masked[:, s - 1]).sum())
@@ -91,26 +94,29 @@ def forward_rates(ForwardMask):
                        f"Binomial({L}, {p:.2f}): tokens decay independently. {verdict.summary}")
 
 
-def fast_sample(ForwardMaskFast, t, alpha_bar):
-    given = X_0.clone()
-    out = call(ForwardMaskFast, given, t, alpha_bar, what=f"ForwardMaskFast(x_0, {t}, alpha_bar)")
-    expect(torch.equal(given, X_0), "ForwardMaskFast changed the x_0 it was given: clone first")
-    x = vector(out, f"ForwardMaskFast(x_0, {t}, alpha_bar)", length=L, dtype=torch.long)
-    expect(bool(((x == X_0) | (x == MASK)).all()),
-           "ForwardMaskFast returned a token that is neither the original nor the mask")
-    return x
+def fast_samples(ForwardMaskFast, t, alpha_bar, runs):
+    """`runs` samples of ForwardMaskFast(x_0, t, alpha_bar) (one request), checked for their shape
+    and tokens: a (runs, L) long tensor."""
+    what = f"ForwardMaskFast(x_0, {t}, alpha_bar)"
+    out = []
+    for result in ForwardMaskFast.repeat([X_0, t, alpha_bar], runs):
+        x = vector(value_of(result, what), what, length=L, dtype=torch.long)
+        expect(0 not in changed(result), "ForwardMaskFast changed the x_0 it was given: clone first")
+        expect(bool(((x == X_0) | (x == MASK)).all()),
+               "ForwardMaskFast returned a token that is neither the original nor the mask")
+        out.append(x)
+    return torch.stack(out)
 
 
 @check("ForwardMaskFast.basics")
 def fast_basics(ForwardMaskFast):
     T = 10
     _, alpha_bar = reference_schedule(T)
-    for _ in range(20):
-        expect(torch.equal(fast_sample(ForwardMaskFast, 0, alpha_bar), X_0),
-               "at t = 0 nothing should be masked (alpha_bar_0 = 1)")
-        expect(bool((fast_sample(ForwardMaskFast, T, alpha_bar) == MASK).all()),
-               "at t = T everything should be masked (alpha_bar_T = 0)")
-        fast_sample(ForwardMaskFast, 4, alpha_bar)
+    expect(bool((fast_samples(ForwardMaskFast, 0, alpha_bar, 20) == X_0).all()),
+           "at t = 0 nothing should be masked (alpha_bar_0 = 1)")
+    expect(bool((fast_samples(ForwardMaskFast, T, alpha_bar, 20) == MASK).all()),
+           "at t = T everything should be masked (alpha_bar_T = 0)")
+    fast_samples(ForwardMaskFast, 4, alpha_bar, 20)
 
 
 @check("ForwardMaskFast.law")
@@ -120,8 +126,7 @@ def fast_law(ForwardMaskFast):
     for T, t in cases:
         _, alpha_bar = reference_schedule(T)
         p = 1 - float(alpha_bar[t])
-        masked = torch.stack([fast_sample(ForwardMaskFast, t, alpha_bar) == MASK
-                              for _ in range(runs)])  # (runs, L)
+        masked = fast_samples(ForwardMaskFast, t, alpha_bar, runs) == MASK  # (runs, L)
         where = f"(T = {T}, t = {t})"
         verdict = stats.binomial_test(int(masked.sum()), masked.numel(), p, alpha,
                                       what="masked tokens in all")

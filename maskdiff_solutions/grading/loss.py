@@ -1,25 +1,28 @@
 """Hidden checks for notebook 04: DiffusionLoss (and its optional prompt-aware variant).
 
 The student's loss draws t and the mask itself, in whatever order it likes, so no check replays its
-random numbers. Instead the checks hand it a *recording net*: its logits are a fixed random tensor
-(a parameter), and it keeps the x_t it was called with. From x_t we read the mask the loss used; from
-the gradient of the loss with respect to those logits we read the weight of every position, because
-d loss / d logits[b, i] = w[b, i] * (softmax - one_hot(x_0[b, i])) for the reference, with
-w[b, i] = (T / t_b) / batch at masked positions and 0 elsewhere. So each call reveals its t and mask
-exactly, and the loss can be compared with the reference for that very t and mask.
+random numbers. Instead the checks hand it a *recording net* (maskdiff_client.drivers.RecordingNet,
+run where the student's code runs, because the loss must backpropagate into it): its logits are a
+fixed random tensor (a parameter) chosen here, and it keeps the x_t it was called with. From x_t we
+read the mask the loss used; from the gradient of the loss with respect to those logits we read the
+weight of every position, because d loss / d logits[b, i] = w[b, i] * (softmax - one_hot(x_0[b, i]))
+for the reference, with w[b, i] = (T / t_b) / batch at masked positions and 0 elsewhere. So each call
+reveals its t and mask exactly, and the loss can be compared with the reference for that very t and
+mask. Training with the student's loss also runs beside the student's code; the trained weights come
+back and are judged here, with our own copy of the network.
 """
 import functools
 import math
 from dataclasses import dataclass
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
+from maskdiff_client.denoiser import TinyDenoiser
+
 from .. import stats
-from ..model import TinyDenoiser
-from ..toy import MASK as TOY_MASK, VOCAB as TOY_VOCAB, Encode, GuessX0_two, SamplePInit_two, TWO_WORLD
-from .core import ALPHA, Failure, call, check, expect
+from ..toy import MASK as TOY_MASK, VOCAB as TOY_VOCAB, Encode, GuessX0_two, TWO_WORLD
+from .core import ALPHA, Failure, check, expect
 
 def one_thread(check_function):
     """Run a check on one CPU thread: its tensors are tiny, and two threads mostly wait for each other
@@ -39,23 +42,6 @@ V = 7              # recording-net vocabulary: tokens 0..5 and the mask 6
 MASK = V - 1
 
 
-class RecordingNet(nn.Module):
-    """logits = a fixed random (batch, L, V) parameter, whatever the input; remembers each input."""
-
-    def __init__(self, batch, length, per_row=True):
-        super().__init__()
-        shape = (batch, length, V) if per_row else (1, length, V)
-        self.logits = nn.Parameter(torch.randn(shape))
-        self.inputs = []
-
-    def forward(self, x):
-        self.inputs.append(x.detach().clone() if torch.is_tensor(x) else x)
-        expect(torch.is_tensor(x) and tuple(x.shape[1:]) == tuple(self.logits.shape[1:2])
-               and x.dim() == 2, f"the net should be called on x_t of shape (batch, L) = "
-                                 f"(*, {self.logits.shape[1]}), got {getattr(x, 'shape', type(x))}")
-        return self.logits.expand(x.shape[0], -1, -1) + 0.0
-
-
 def sentences(batch, length):
     return torch.randint(0, MASK, (batch, length))
 
@@ -67,38 +53,50 @@ class Observation:
     t: torch.Tensor         # (batch,) the t each row was weighted with; 0 where nothing was masked
 
 
-def as_loss_tensor(loss, what):
-    expect(torch.is_tensor(loss), f"{what} should return a torch tensor (so that loss.backward() works), "
-                                  f"got {type(loss).__name__}: did you call .item() or float()?")
-    expect(loss.numel() == 1, f"{what} should return one number (the batch mean), got shape "
-                              f"{tuple(loss.shape)}")
-    expect(loss.requires_grad, f"{what} returned a tensor without a gradient: the loss must be computed "
-                               "from the net's logits with torch operations (no .item(), .detach() or numpy)")
-    expect(bool(torch.isfinite(loss.detach()).all()), f"{what} returned {loss.item()}")
-    return loss.reshape(())
+def raise_for(facts, what):
+    """The failure a driver's facts about one loss call show, if any: it raised, or it returned
+    something that cannot be a training loss."""
+    if facts.get("problem"):
+        raise Failure(facts["problem"])
+    if "raised" in facts:
+        kind, message = facts["raised"][:2]
+        raise Failure(f"{what} raised {kind}: {message}")
+    expect(facts.get("is_tensor"), f"{what} should return a torch tensor (so that loss.backward() works), "
+                                   f"got {facts.get('type')}: did you call .item() or float()?")
+    shape = facts.get("shape", [])
+    expect(math.prod(shape) == 1, f"{what} should return one number (the batch mean), got shape {tuple(shape)}")
+    expect(facts.get("requires_grad"), f"{what} returned a tensor without a gradient: the loss must be "
+                                       "computed from the net's logits with torch operations (no .item(), "
+                                       ".detach() or numpy)")
+    expect(math.isfinite(facts.get("value", math.nan)), f"{what} returned {facts.get('value')}")
+    if "backward_raised" in facts:
+        kind, message = facts["backward_raised"][:2]
+        raise Failure(f"loss.backward() on the result of {what} raised {kind}: {message}")
 
 
 def observe(loss_function, x_0, T, prompt=None):
     """Call the student's loss once with a recording net and read back its mask, weights and t."""
     batch, length = x_0.shape
-    net = RecordingNet(batch, length)
-    args = (net, x_0.clone(), MASK) if prompt is None else (net, x_0.clone(), prompt.clone(), MASK)
+    logits = torch.randn(batch, length, V)
     name = "DiffusionLoss" if prompt is None else "DiffusionLossPrompt"
     what = f"{name}(net, x_0, {'prompt, ' if prompt is not None else ''}mask, T={T})"
-    loss = as_loss_tensor(call(loss_function, *args, T, what=what), what)
-    expect(len(net.inputs) == 1, f"{what} should call net once, on the whole batch x_t; "
-                                 f"it called it {len(net.inputs)} times")
-    x_t = net.inputs[0]
-    expect(x_t.dtype == torch.long, f"the net should get token ids (long), got {x_t.dtype}")
-    masked = x_t.cpu() == MASK
-    expect(bool(((x_t.cpu() == x_0) | masked).all()),
+    facts = loss_function.drive("loss_observe", logits=logits, x_0=x_0, mask=MASK, T=T, prompt=prompt)
+    raise_for(facts, what)
+    expect(facts["calls"] == 1, f"{what} should call net once, on the whole batch x_t; "
+                                f"it called it {facts['calls']} times")
+    x_t = facts["inputs"][0]
+    expect(torch.is_tensor(x_t) and x_t.dtype == torch.long,
+           f"the net should get token ids (long), got {getattr(x_t, 'dtype', type(x_t).__name__)}")
+    expect(tuple(x_t.shape) == tuple(x_0.shape), f"the net should get x_t of the batch's shape "
+                                                 f"{tuple(x_0.shape)}, got {tuple(x_t.shape)}")
+    masked = x_t == MASK
+    expect(bool(((x_t == x_0) | masked).all()),
            "x_t holds a token that is neither the original one nor the mask")
-    call(loss.backward, what=f"loss.backward() on the result of {what}")
-    grad = net.logits.grad
+    grad = facts.get("grad")
     expect(grad is not None and bool(grad.abs().sum() > 0) or not masked.any(),
            f"no gradient reaches the net's logits from {what}")
-    grad = (torch.zeros_like(net.logits) if grad is None else grad).double()
-    p = net.logits.detach().double().softmax(-1)
+    grad = (torch.zeros_like(logits) if grad is None else grad).double()
+    p = logits.double().softmax(-1)
     target = F.one_hot(x_0, V).double()
     p_true = (p * target).sum(-1)
     weight = (grad * target).sum(-1) / (p_true - 1.0)                # (batch, L)
@@ -127,24 +125,35 @@ def observe(loss_function, x_0, T, prompt=None):
                       f"which is not T/t for any t in 1..{T}; the loss is (T/t) * (sum of -log p over the "
                       "masked positions of a sentence), averaged over the batch")
     t = torch.where(counts > 0, t_hat.round().long(), 0)
-    with torch.no_grad():
-        surprise = F.cross_entropy(net.logits.detach().double().transpose(1, 2), x_0, reduction="none")
-        wanted = float(((T / t.clamp(min=1).double())[:, None] * surprise * masked).sum(1).mean())
-    value = float(loss.detach())
+    surprise = F.cross_entropy(logits.double().transpose(1, 2), x_0, reduction="none")
+    wanted = float(((T / t.clamp(min=1).double())[:, None] * surprise * masked).sum(1).mean())
+    value = facts["value"]
     expect(abs(value - wanted) <= 1e-4 * max(1.0, abs(wanted)),
            f"for the t and mask your loss used, the reference loss is {wanted:.6f}, yours is {value:.6f}")
     return Observation(value, masked, t)
 
 
+def loss_values(loss_function, logits, x_0, T, calls, what, prompt=None):
+    """The student's loss over `calls` calls with one recording net whose logits ignore x_t."""
+    facts = loss_function.drive("loss_values", logits=logits, x_0=x_0, mask=MASK, T=T, calls=calls,
+                                prompt=prompt)
+    if facts.get("problem"):
+        raise Failure(facts["problem"])
+    if "raised" in facts:
+        raise Failure(f"{what} raised {facts['raised'][0]}: {facts['raised'][1]}")
+    if "bad" in facts:
+        raise Failure(f"{what} returned {facts['bad']}, not one number")
+    return facts["values"]
+
+
 @check("DiffusionLoss.backprop")
 @one_thread
 def loss_backprop(DiffusionLoss):
-    net = TinyDenoiser(V, dim=16, heads=2, layers=1, max_length=16)
-    x_0 = sentences(8, 10)
     what = "DiffusionLoss(net, x_0, mask)"
-    loss = as_loss_tensor(call(DiffusionLoss, net, x_0, MASK, what=what), what)
-    call(loss.backward, what=f"loss.backward() on the result of {what}")
-    norms = [float(p.grad.norm()) for p in net.parameters() if p.grad is not None]
+    facts = DiffusionLoss.drive("loss_backprop", vocab_size=V, x_0=sentences(8, 10), mask=MASK,
+                                size=dict(dim=16, heads=2, layers=1, max_length=16))
+    raise_for(facts, what)
+    norms = [n for n in facts["norms"] if n is not None]
     expect(norms and sum(norms) > 0, "after loss.backward() the net's parameters have no gradient: "
                                      "the loss must be computed from net(x_t)")
     expect(all(math.isfinite(n) for n in norms), "the gradients of your loss are not finite")
@@ -203,11 +212,10 @@ def loss_expectation(DiffusionLoss):
     """With logits that ignore x_t, E[loss] = the mean over rows of the sum of per-position
     cross-entropies, for every T: the weight T/t cancels the masking probability t/T."""
     T, batch, length, calls = 10, 16, 8, 200
-    net = RecordingNet(1, length, per_row=False)
+    logits = torch.randn(1, length, V)
     x_0 = sentences(batch, length)
-    with torch.no_grad():
-        surprise = F.cross_entropy(net.logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
-                                   reduction="none")  # (batch, L)
+    surprise = F.cross_entropy(logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
+                               reduction="none")  # (batch, L)
     total = surprise.sum(1)
     expected = float(total.mean())
     # Per row, loss = (T/t) sum_i m_i c_i with m_i ~ Bernoulli(t/T): mean sum_i c_i for every t,
@@ -216,14 +224,7 @@ def loss_expectation(DiffusionLoss):
     harmonic = sum(1.0 / t for t in range(1, T + 1))
     variance = float((harmonic - 1.0) * (surprise ** 2).sum(1).mean())
     bound = float((T - 1) * total.max())
-    values = []
-    for _ in range(calls):
-        net.inputs.clear()
-        loss = call(DiffusionLoss, net, x_0.clone(), MASK, T, what=f"DiffusionLoss(net, x_0, mask, T={T})")
-        try:
-            values.append(float(loss.detach() if torch.is_tensor(loss) else loss))
-        except (TypeError, ValueError, RuntimeError):
-            raise Failure(f"DiffusionLoss returned {type(loss).__name__}, not one number") from None
+    values = loss_values(DiffusionLoss, logits, x_0, T, calls, f"DiffusionLoss(net, x_0, mask, T={T})")
     verdict = stats.bernstein_test(sum(values) / calls, expected, calls * batch, variance, bound, ALPHA,
                                    what="average loss")
     expect(verdict.ok, "with a net whose guesses ignore x_t, the average loss should equal the sum over "
@@ -275,22 +276,36 @@ def net_guesser(net):
     return guess
 
 
+TRAIN_SIZE = dict(dim=32, heads=2, layers=2)
+
+
+def two_sentence_batches(steps, batch):
+    """(steps, batch, 4) sentences of the two-sentence world, drawn with their probabilities."""
+    sentences = torch.stack([Encode(s) for s, _ in TWO_WORLD])
+    alive = torch.rand(steps, batch) < TWO_WORLD[0][1]
+    return sentences[torch.where(alive, 0, 1)]
+
+
 def train_two_sentences(DiffusionLoss):
-    """Train the notebook's small net on the two-sentence world with the given loss. Returns how far
-    its exact expected loss lies above the Bayes guesser's, and the largest total-variation distance
-    between its guesses and Bayes' at a masked position of PATTERNS."""
-    net = TinyDenoiser(len(TOY_VOCAB), dim=32, heads=2, layers=2)
-    opt = torch.optim.Adam(net.parameters(), lr=TRAIN_LR)
+    """Train the notebook's small net on the two-sentence world with the given loss (beside the
+    student's code, where the loss can backpropagate), rebuild it here from its weights, and return
+    how far its exact expected loss lies above the Bayes guesser's, and the largest total-variation
+    distance between its guesses and Bayes' at a masked position of PATTERNS."""
+    what = "DiffusionLoss(net, x_0, MASK)"
     # the lr falls linearly to zero, which averages out the noise of the T/t-weighted loss
-    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / TRAIN_STEPS)
-    for _ in range(TRAIN_STEPS):
-        opt.zero_grad()
-        x_0 = torch.stack([SamplePInit_two() for _ in range(TRAIN_BATCH)])
-        loss = call(DiffusionLoss, net, x_0, TOY_MASK, what="DiffusionLoss(net, x_0, MASK)")
-        loss = as_loss_tensor(loss, "DiffusionLoss(net, x_0, MASK)")
-        call(loss.backward, what="loss.backward()")
-        opt.step()
-        schedule.step()
+    facts = DiffusionLoss.drive("loss_training", batches=two_sentence_batches(TRAIN_STEPS, TRAIN_BATCH),
+                                mask=TOY_MASK, vocab_size=len(TOY_VOCAB), size=TRAIN_SIZE, lr=TRAIN_LR)
+    if "weights" not in facts:
+        try:
+            raise_for(facts, what)
+        except Failure as failure:
+            raise Failure(f"at training step {facts.get('step', 0) + 1}: {failure}") from None
+        raise Failure(f"training with {what} stopped at step {facts.get('step', 0) + 1}")
+    net = TinyDenoiser(len(TOY_VOCAB), **TRAIN_SIZE)
+    try:
+        net.load_state_dict(facts["weights"])
+    except (RuntimeError, TypeError, KeyError, AttributeError) as err:
+        raise Failure(f"the trained network's weights could not be read back: {err}") from None
     net.eval()
     guess = net_guesser(net)
     excess = exact_expected_loss(guess) - exact_expected_loss(GuessX0_two)
@@ -332,18 +347,14 @@ def prompt_loss(DiffusionLossPrompt):
         prompt[0] = torch.rand(length) < 0.5  # a prompt need not be a prefix
         observe(DiffusionLossPrompt, x_0, T, prompt)
     calls = 200
-    net = RecordingNet(1, length, per_row=False)
+    logits = torch.randn(1, length, V)
     x_0 = sentences(batch, length)
     prompt = torch.arange(length)[None] < torch.tensor([[0], [2], [4], [5], [7], [9]])
-    with torch.no_grad():
-        surprise = F.cross_entropy(net.logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
-                                   reduction="none") * ~prompt
+    surprise = F.cross_entropy(logits.expand(batch, -1, -1).transpose(1, 2).double(), x_0,
+                               reduction="none") * ~prompt
     harmonic = sum(1.0 / t for t in range(1, T + 1))
-    values = []
-    for _ in range(calls):
-        loss = call(DiffusionLossPrompt, net, x_0.clone(), prompt.clone(), MASK, T,
-                    what="DiffusionLossPrompt(net, x_0, prompt, mask, T)")
-        values.append(float(loss.detach() if torch.is_tensor(loss) else loss))
+    values = loss_values(DiffusionLossPrompt, logits, x_0, T, calls,
+                         "DiffusionLossPrompt(net, x_0, prompt, mask, T)", prompt=prompt)
     verdict = stats.bernstein_test(sum(values) / calls, float(surprise.sum(1).mean()), calls * batch,
                                    float((harmonic - 1) * (surprise ** 2).sum(1).mean()),
                                    float((T - 1) * surprise.sum(1).max()), ALPHA, what="average loss")

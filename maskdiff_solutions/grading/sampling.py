@@ -1,8 +1,10 @@
 """Hidden checks for notebook 02: the two toy worlds, Undiffuse and UndiffuseGreedy.
 
 The steppers are always driven by our own guessers (fixed tables, or the exact guessers of the toy
-worlds), so a wrong GuessX0 costs marks only in GuessX0's checks. Every statistical test below is
-exact (binomial or DKW) and each check splits ALPHA = 1e-6 between its tests.
+worlds handed over as look-up tables), so a wrong GuessX0 costs marks only in GuessX0's checks. Every
+statistical test below is exact (binomial or DKW) and each check splits ALPHA = 1e-6 between its
+tests. Steps are asked for in batches (`Student.calls`, `.repeat`, `.chains`): each batch is one
+request to the student's kernel, and every step in it is verified here.
 """
 import itertools
 import math
@@ -10,10 +12,12 @@ import math
 import torch
 
 from .. import stats
-from ..toy import ALIVE, EMPTY, MASK, VOCAB, Decode, Encode
+from maskdiff_client.fakes import FixedGuesser, TableGuesser
+
+from ..toy import ALIVE, EMPTY, MASK, TWO_WORLD, VOCAB, Decode, Encode
 from ..toy import GuessX0_one as exact_guess_one
 from ..toy import GuessX0_two as exact_guess_two
-from .core import ALPHA, call, check, expect, vector
+from .core import ALPHA, Failure, changed, check, expect, value_of, vector
 
 # A small world of our own for the stepper checks: 7 ordinary tokens, and a mask id that is not 13,
 # so a stepper that reads the global MASK instead of its `mask` argument is caught.
@@ -22,7 +26,15 @@ V_SMALL, MASK_SMALL = 8, 7
 
 def fixed_guesser(p):
     """A guesser that ignores its input and always returns the table p (L, V)."""
-    return lambda x_t: p.clone()
+    return FixedGuesser(p)
+
+
+def world_guesser(guess, sentences):
+    """An exact guesser of a toy world as a table: its answer for every sentence the reverse process
+    can reach (each position one of the world's words there, or the mask)."""
+    options = [sorted({int(Encode(s)[i]) for s in sentences} | {MASK}) for i in range(len(Encode(sentences[0])))]
+    states = [torch.tensor(ids) for ids in itertools.product(*options)]
+    return TableGuesser([x.tolist() for x in states], torch.stack([guess(x) for x in states]), list(VOCAB))
 
 
 def table(rows, V=V_SMALL):
@@ -33,36 +45,75 @@ def table(rows, V=V_SMALL):
     return p / p.sum(dim=1, keepdim=True)
 
 
-def step(stepper, x_t, t, guess, mask, *extra, name="Undiffuse"):
-    """One call of the student's stepper, checked for the properties every call must have."""
-    given = x_t.clone()
-    args = ", ".join(["x_t", str(t), "GuessX0", str(mask)] + [repr(e) for e in extra])
-    out = call(stepper, given, t, guess, mask, *extra, what=f"{name}({args})")
-    expect(torch.equal(given, x_t), f"{name} changed the x_t it was given: work on a copy")
-    out = vector(out, f"what {name} returned", length=x_t.numel(), dtype=torch.long)
-    changed = torch.nonzero((x_t != mask) & (out != x_t)).flatten().tolist()
-    expect(not changed, f"{name} changed a token that was not masked (position {changed[:1]}): only "
-                        "masks may change")
+def describe(name, t, mask, extra):
+    return f"{name}({', '.join(['x_t', str(t), 'GuessX0', str(mask)] + [repr(e) for e in extra])})"
+
+
+def stepped(result, x_t, t, mask, extra=(), name="Undiffuse"):
+    """What one call of the student's stepper returned, checked for the properties every call must
+    have (a raw outcome from Student.calls/repeat)."""
+    what = describe(name, t, mask, extra)
+    out = value_of(result, what)
+    expect(0 not in changed(result), f"{name} changed the x_t it was given: work on a copy")
+    return same_masks_only(x_t, vector(out, f"what {name} returned", length=x_t.numel(), dtype=torch.long),
+                           mask, name)
+
+
+def same_masks_only(x_t, out, mask, name):
+    moved = torch.nonzero((x_t != mask) & (out != x_t)).flatten().tolist()
+    expect(not moved, f"{name} changed a token that was not masked (position {moved[:1]}): only masks "
+                      "may change")
     return out
+
+
+def steps(stepper, x_t, t, guess, mask, runs, *extra, name="Undiffuse"):
+    """`runs` calls of stepper(x_t, t, guess, mask, *extra): a (runs, L) tensor of checked results."""
+    return torch.stack([stepped(r, x_t, t, mask, extra, name)
+                        for r in stepper.repeat([x_t, t, guess, mask, *extra], runs)])
+
+
+def chains(stepper, L, ts, guess, mask, runs, name="Undiffuse"):
+    """`runs` reverse chains from all masks through the steps ts: a (runs, len(ts), L) tensor, every
+    step checked (the student's kernel runs each chain in one go)."""
+    start = all_masks(L, mask)
+    out = []
+    for trace, mutated, error in stepper.chains(start, ts, guess, mask, runs=runs):
+        if error is not None:
+            kind, message, t = error
+            verb = message if kind == "BadReturn" else f"raised {kind}: {message}"
+            raise Failure(f"{describe(name, t, mask, ())} {verb}")
+        expect(not any(mutated), f"{name} changed the x_t it was given: work on a copy")
+        trace = torch.as_tensor(trace, dtype=torch.long).reshape(len(ts), L)
+        previous = start
+        for x in trace:
+            previous = same_masks_only(previous, x, mask, name)
+        out.append(trace)
+    return torch.stack(out)
 
 
 # ---------------------------------------------------------------- the one-sentence world
 
 @check("SamplePInit_one")
 def sample_one(SamplePInit_one):
-    for _ in range(5):
-        x = vector(call(SamplePInit_one, what="SamplePInit_one()"), "SamplePInit_one()",
-                   length=4, dtype=torch.long)
+    for result in SamplePInit_one.repeat([], 5):
+        x = vector(value_of(result, "SamplePInit_one()"), "SamplePInit_one()", length=4, dtype=torch.long)
         expect(torch.equal(x, Encode(ALIVE)),
                f"SamplePInit_one() should always give '{ALIVE}', got '{Decode(x)}'")
+
+
+def as_table(value, name):
+    try:
+        return torch.as_tensor(value.detach().cpu() if torch.is_tensor(value) else value).float()
+    except (TypeError, ValueError, RuntimeError):
+        raise Failure(f"{name} should return a tensor of probabilities, got {type(value).__name__}") from None
 
 
 @check("GuessX0_one")
 def guess_one(GuessX0_one):
     want = torch.nn.functional.one_hot(Encode(ALIVE), len(VOCAB)).float()
-    for text in ("_ _ _ _", "the _ _ alive", "_ cat is _", ALIVE):
-        p = call(GuessX0_one, Encode(text), what=f"GuessX0_one(Encode('{text}'))")
-        p = torch.as_tensor(p).float()
+    texts = ("_ _ _ _", "the _ _ alive", "_ cat is _", ALIVE)
+    for text, result in zip(texts, GuessX0_one.calls([[Encode(text)] for text in texts])):
+        p = as_table(value_of(result, f"GuessX0_one(Encode('{text}'))"), "GuessX0_one")
         expect(p.shape == want.shape, f"GuessX0_one should return shape (L, {len(VOCAB)}) = "
                                       f"{tuple(want.shape)}, got {tuple(p.shape)} for '{text}'")
         expect(torch.allclose(p, want, atol=1e-6),
@@ -76,17 +127,20 @@ def guess_one(GuessX0_one):
 def undiffuse_keeps(Undiffuse):
     p = table([[1, 2, 3, 4, 5, 6, 7]] * 12)
     guess = fixed_guesser(p)
+    cases = []
     for t in (1, 3, 7):
         for _ in range(30):
             x_t = torch.randint(0, V_SMALL - 1, (12,))
             x_t[torch.rand(12) < 0.6] = MASK_SMALL
-            out = step(Undiffuse, x_t, t, guess, MASK_SMALL)
-            expect(bool((out < V_SMALL).all() and (out >= 0).all()),
-                   "Undiffuse wrote a token id outside the vocabulary")
-            if t == 1:
-                expect(not bool((out == MASK_SMALL).any()),
-                       f"at t = 1 every mask must be revealed (probability 1/t = 1); the mask here is "
-                       f"token {MASK_SMALL}: use the `mask` argument, not a global")
+            cases.append((x_t, t))
+    for (x_t, t), result in zip(cases, Undiffuse.calls([[x_t, t, guess, MASK_SMALL] for x_t, t in cases])):
+        out = stepped(result, x_t, t, MASK_SMALL)
+        expect(bool((out < V_SMALL).all() and (out >= 0).all()),
+               "Undiffuse wrote a token id outside the vocabulary")
+        if t == 1:
+            expect(not bool((out == MASK_SMALL).any()),
+                   f"at t = 1 every mask must be revealed (probability 1/t = 1); the mask here is "
+                   f"token {MASK_SMALL}: use the `mask` argument, not a global")
 
 
 def all_masks(L, mask):
@@ -100,16 +154,13 @@ def undiffuse_rate(Undiffuse):
     cases = (2, 3, 5, 10)
     alpha = stats.split(ALPHA, len(cases) + 1)
     for t in cases:
-        revealed = sum(int((step(Undiffuse, all_masks(L, MASK_SMALL), t, guess, MASK_SMALL)
-                            != MASK_SMALL).sum()) for _ in range(runs))
+        revealed = int((steps(Undiffuse, all_masks(L, MASK_SMALL), t, guess, MASK_SMALL, runs)
+                        != MASK_SMALL).sum())
         verdict = stats.binomial_test(revealed, runs * L, 1 / t, alpha, what=f"masks revealed at t = {t}")
         expect(verdict.ok, f"each masked token should be revealed with probability 1/t. {verdict.summary}")
-    counts = []
-    for _ in range(1200):  # from t = 10 (all masked) down to t = 5, as ForwardMaskFast would give
-        x = all_masks(L, MASK_SMALL)
-        for t in range(10, 5, -1):
-            x = step(Undiffuse, x, t, guess, MASK_SMALL)
-        counts.append(int((x == MASK_SMALL).sum()))
+    # from t = 10 (all masked) down to t = 5, as ForwardMaskFast would give
+    final = chains(Undiffuse, L, range(10, 5, -1), guess, MASK_SMALL, 1200)[:, -1]
+    counts = (final == MASK_SMALL).sum(dim=1)
     verdict = stats.dkw_test(counts, stats.binomial_pmf(L, 0.5), alpha, what="masked counts at t = 5")
     expect(verdict.ok, "undiffusing from t = 10 to t = 5 should leave Binomial(16, 1/2) masks, the "
                        f"same law as ForwardMaskFast to t = 5. {verdict.summary}")
@@ -121,10 +172,11 @@ SAMPLE_ROWS = [[0.5, 0.3, 0.2], [0.1, 0.1, 0.1, 0.1, 0.6], [0, 0, 0, 0.25, 0, 0,
 
 def token_counts(Undiffuse, p, runs, *extra):
     """How often each token lands at each position when everything is revealed at t = 1."""
-    guess, counts = fixed_guesser(p), torch.zeros_like(p)
-    for _ in range(runs):
-        out = step(Undiffuse, all_masks(len(p), MASK_SMALL), 1, guess, MASK_SMALL, *extra)
+    counts = torch.zeros_like(p)
+    for out in steps(Undiffuse, all_masks(len(p), MASK_SMALL), 1, fixed_guesser(p), MASK_SMALL, runs, *extra):
         expect(not bool((out == MASK_SMALL).any()), "at t = 1 every mask must be revealed")
+        expect(bool((out < p.shape[1]).all() and (out >= 0).all()), "Undiffuse wrote a token id outside "
+                                                                      "the vocabulary")
         counts[torch.arange(len(p)), out] += 1
     return counts
 
@@ -165,15 +217,13 @@ def undiffuse_temperature(Undiffuse):
 @check("Undiffuse.one_sentence")
 def undiffuse_one_sentence(Undiffuse):
     T, runs = 10, 800
-    reveal_step = torch.zeros(runs, 4, dtype=torch.long)
-    for r in range(runs):
-        x = all_masks(4, MASK)
-        for t in range(T, 0, -1):
-            new = step(Undiffuse, x, t, exact_guess_one, MASK)
-            reveal_step[r, (x == MASK) & (new != MASK)] = t
-            x = new
+    ts = torch.arange(T, 0, -1)
+    trace = chains(Undiffuse, 4, ts.tolist(), fixed_guesser(exact_guess_one(all_masks(4, MASK))), MASK, runs)
+    for x in trace[:, -1]:
         expect(Decode(x) == ALIVE, f"in the one-sentence world undiffusion must always end in "
                                    f"'{ALIVE}', got '{Decode(x)}'")
+    # the step at which each position is revealed: the first t whose result shows it
+    reveal_step = torch.where(trace != MASK, ts[None, :, None], 0).amax(dim=1)
     alpha = stats.split(ALPHA, 2)
     uniform = [0.0] + [1 / T] * T
     for position in (0, 3):
@@ -188,9 +238,8 @@ def undiffuse_one_sentence(Undiffuse):
 @check("SamplePInit_two")
 def sample_two(SamplePInit_two):
     runs, alive = 2000, 0
-    for _ in range(runs):
-        x = vector(call(SamplePInit_two, what="SamplePInit_two()"), "SamplePInit_two()",
-                   length=4, dtype=torch.long)
+    for result in SamplePInit_two.repeat([], runs):
+        x = vector(value_of(result, "SamplePInit_two()"), "SamplePInit_two()", length=4, dtype=torch.long)
         expect(Decode(x) in (ALIVE, EMPTY), f"SamplePInit_two() gave '{Decode(x)}', which has "
                                             "probability zero")
         alive += Decode(x) == ALIVE
@@ -204,9 +253,9 @@ TWO_WORDS = sorted({int(i) for s in (ALIVE, EMPTY) for i in Encode(s)} | {MASK})
 @check("GuessX0_two")
 def guess_two(GuessX0_two):
     # Every x_t made of the two sentences' words and masks, impossible ones included.
-    for ids in itertools.product(TWO_WORDS, repeat=4):
-        x_t = torch.tensor(ids)
-        p = torch.as_tensor(call(GuessX0_two, x_t.clone(), what=f"GuessX0_two('{Decode(x_t)}')")).float()
+    inputs = [torch.tensor(ids) for ids in itertools.product(TWO_WORDS, repeat=4)]
+    for x_t, result in zip(inputs, GuessX0_two.calls([[x] for x in inputs])):
+        p = as_table(value_of(result, f"GuessX0_two('{Decode(x_t)}')"), "GuessX0_two")
         want = exact_guess_two(x_t)
         expect(p.shape == want.shape, f"GuessX0_two should return shape {tuple(want.shape)}, "
                                       f"got {tuple(p.shape)}")
@@ -223,16 +272,19 @@ def raise_mismatch(x_t, i, got, want):
                   "token, zero otherwise, normalised; the prior itself if neither agrees)")
 
 
-def outcome_counts(stepper, T, runs, name):
-    alive = empty = 0
-    for _ in range(runs):
-        x = all_masks(4, MASK)
-        for t in range(T, 0, -1):
-            x = step(stepper, x, t, exact_guess_two, MASK, name=name)
-        sentence = Decode(x)
-        alive += sentence == ALIVE
-        empty += sentence == EMPTY
-    return alive, empty
+def two_world_guesser():
+    return world_guesser(exact_guess_two, [sentence for sentence, _ in TWO_WORLD])
+
+
+def outcome_sentences(stepper, T, runs, name, guess=None):
+    """The sentences `runs` reverse chains of T steps end in, with the exact two-sentence guesser."""
+    final = chains(stepper, 4, range(T, 0, -1), guess or two_world_guesser(), MASK, runs, name)[:, -1]
+    return [Decode(x) for x in final]
+
+
+def outcome_counts(stepper, T, runs, name, guess=None):
+    sentences = outcome_sentences(stepper, T, runs, name, guess)
+    return sentences.count(ALIVE), sentences.count(EMPTY)
 
 
 @check("Undiffuse.two_sentences")
@@ -242,8 +294,9 @@ def undiffuse_two_sentences(Undiffuse):
     # follows the earlier. So P(impossible) = 0.32/T and P(alive) = 0.8 - 0.16/T exactly.
     cases = ((1, 1500), (2, 1500), (4, 1200), (10, 800), (50, 250))
     alpha = stats.split(ALPHA, 2 * len(cases))
+    guess = two_world_guesser()
     for T, runs in cases:
-        alive, empty = outcome_counts(Undiffuse, T, runs, "Undiffuse")
+        alive, empty = outcome_counts(Undiffuse, T, runs, "Undiffuse", guess)
         impossible = runs - alive - empty
         verdict = stats.binomial_test(impossible, runs, 0.32 / T, alpha,
                                       what=f"impossible sentences at T = {T}")
@@ -284,11 +337,18 @@ def greedy_cases():
         yield x_t, t, p
 
 
+def greedy_steps(UndiffuseGreedy):
+    """(x_t, t, p, what greedy returned) for every greedy case, in one request."""
+    cases = list(greedy_cases())
+    results = UndiffuseGreedy.calls([[x_t, t, fixed_guesser(p), MASK_SMALL] for x_t, t, p in cases])
+    return [(x_t, t, p, stepped(result, x_t, t, MASK_SMALL, name="UndiffuseGreedy"))
+            for (x_t, t, p), result in zip(cases, results)]
+
+
 @check("UndiffuseGreedy.count")
 def greedy_count(UndiffuseGreedy):
-    for x_t, t, p in greedy_cases():
+    for x_t, t, p, out in greedy_steps(UndiffuseGreedy):
         masked = int((x_t == MASK_SMALL).sum())
-        out = step(UndiffuseGreedy, x_t, t, fixed_guesser(p), MASK_SMALL, name="UndiffuseGreedy")
         revealed = int(((x_t == MASK_SMALL) & (out != MASK_SMALL)).sum())
         expect(revealed == math.ceil(masked / t),
                f"with {masked} masks and t = {t} greedy should reveal ceil({masked}/{t}) = "
@@ -299,8 +359,7 @@ def greedy_count(UndiffuseGreedy):
 @check("UndiffuseGreedy.choice")
 def greedy_choice(UndiffuseGreedy):
     from ..sampling import UndiffuseGreedy as reference
-    for x_t, t, p in greedy_cases():
-        out = step(UndiffuseGreedy, x_t, t, fixed_guesser(p), MASK_SMALL, name="UndiffuseGreedy")
+    for x_t, t, p, out in greedy_steps(UndiffuseGreedy):
         want = reference(x_t, t, fixed_guesser(p), MASK_SMALL)
         new = (x_t == MASK_SMALL) & (out != MASK_SMALL)
         expect(bool((out[new] == p.argmax(dim=1)[new]).all()),
@@ -313,13 +372,9 @@ def greedy_choice(UndiffuseGreedy):
 
 @check("UndiffuseGreedy.two_sentences")
 def greedy_two_sentences(UndiffuseGreedy):
+    guess = two_world_guesser()
     for T in (1, 2, 4):
-        results = set()
-        for _ in range(10):
-            x = all_masks(4, MASK)
-            for t in range(T, 0, -1):
-                x = step(UndiffuseGreedy, x, t, exact_guess_two, MASK, name="UndiffuseGreedy")
-            results.add(Decode(x))
+        results = set(outcome_sentences(UndiffuseGreedy, T, 10, "UndiffuseGreedy", guess))
         expect(len(results) == 1, f"greedy undiffusion is deterministic, but at T = {T} it gave "
                                   f"{sorted(results)}")
         expect(results == {ALIVE}, f"greedy with the exact guesser should always write '{ALIVE}' "

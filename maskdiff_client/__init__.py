@@ -1,0 +1,131 @@
+"""maskdiff_client: what a hidden test cell runs inside the student's kernel.
+
+    from maskdiff_client import run_check
+    run_check("ForwardMask.rates", ForwardMask)
+
+When the course's grader runs the notebook (`python -m maskdiff_solutions grade`), the variable
+MASKDIFF_CHECKER names the Unix socket of a trusted checker process outside the student's sandbox.
+`run_check` hands it the student's functions and serves its requests (call this function on these
+inputs, many times) until it answers with a verdict, which it prints or raises. The checker decides
+and records the verdict where the kernel cannot write; this module holds no reference solution and
+no decision, so there is nothing here worth patching.
+
+Without that variable (plain `nbgrader autograde`, `nbgrader validate`, the course's own tests) the
+check runs in this process with the hidden package, which then trusts the student's code.
+"""
+import os
+import random
+import threading
+
+import numpy as np
+import torch
+
+from . import drivers, fakes, wire
+
+CHECKER_VARIABLE = "MASKDIFF_CHECKER"
+PROTOCOL = 1
+__all__ = ["run_check", "GradingFailure", "CHECKER_VARIABLE"]
+
+
+class GradingFailure(AssertionError):
+    """What a hidden test cell raises: the checker's sentence, never the checking code."""
+
+
+def run_check(name, *functions):
+    """Entry point for hidden test cells: silent but for one line on success, a plain sentence on
+    failure."""
+    __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
+    path = os.environ.get(CHECKER_VARIABLE)
+    if not path:
+        from maskdiff_solutions import grading  # trusted, in-process grading
+        return grading.run(name, *functions)
+    passed, message = _session(path).check(name, functions)
+    if not passed:
+        raise GradingFailure(f"[{name}] {message}")
+    print(f"[{name}] passed")
+
+
+_lock = threading.Lock()
+_current = None
+
+
+def _session(path):
+    global _current
+    with _lock:
+        if _current is None or _current.path != path or _current.broken:
+            _current = _Session(path)
+        return _current
+
+
+class _Session:
+    """This kernel's connection to the checker."""
+
+    def __init__(self, path):
+        self.path, self.broken = path, False
+        try:
+            sock = wire.connect(path)
+        except OSError as err:
+            raise GradingFailure(f"the grader's checker cannot be reached at {path}: {err}") from None
+        self.channel = wire.Channel(sock, "kernel", build=fakes.build)
+        self.channel.serve_ops["drive"] = self._drive
+        self.lock = threading.Lock()
+
+    def _drive(self, message):
+        driver = drivers.DRIVERS.get(message.get("driver"))
+        if driver is None:
+            raise wire.ProtocolError(f"no driver {message.get('driver')!r:.50}")
+        function = self.channel.decode(message.get("function"))
+        return driver(function, **self.channel.decode(message.get("kwargs")))
+
+    def check(self, name, functions):
+        with self.lock:
+            channel = self.channel
+            try:
+                channel.forget()
+                channel.send({"op": "check", "protocol": PROTOCOL, "name": str(name),
+                              "functions": [channel.encode(f) for f in functions]})
+                with _seeded(channel) as begun:
+                    while True:
+                        message = channel.recv()
+                        if message["op"] == "verdict":
+                            return bool(message.get("passed")), str(message.get("message", ""))
+                        if message["op"] == "begin" and not begun:
+                            begun.append(message.get("seed"))
+                            _seed(int(message.get("seed", 0)))
+                            continue
+                        channel.serve(message)
+            except BaseException as err:
+                self.broken = True
+                channel.sock.close()
+                if isinstance(err, (wire.ProtocolError, OSError)):
+                    raise GradingFailure(f"the connection to the grader's checker broke: {err}") from None
+                raise
+            finally:
+                channel.forget()
+
+
+class _seeded:
+    """Give the notebook its random generators and thread count back after a check."""
+
+    def __init__(self, channel):
+        self.begun = []
+
+    def __enter__(self):
+        self.py, self.np = random.getstate(), np.random.get_state()
+        self.torch, self.threads = torch.random.get_rng_state(), torch.get_num_threads()
+        return self.begun
+
+    def __exit__(self, *exc):
+        random.setstate(self.py)
+        np.random.set_state(self.np)
+        torch.random.set_rng_state(self.torch)
+        torch.set_num_threads(self.threads)
+        return False
+
+
+def _seed(seed):
+    # Checks make thousands of calls on tiny tensors, where torch's thread pool costs more than it saves.
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2 ** 32)
