@@ -31,6 +31,10 @@ class GradingFailure(AssertionError):
     """What a hidden test cell raises: the checker's sentence, never the checking code."""
 
 
+class _Stale(Exception):
+    """The connection was found closed before the checker had seen the request."""
+
+
 def run_check(name, *functions):
     """Entry point for hidden test cells: silent but for one line on success, a plain sentence on
     failure."""
@@ -39,7 +43,10 @@ def run_check(name, *functions):
     if not path:
         from maskdiff_solutions import grading  # trusted, in-process grading
         return grading.run(name, *functions)
-    passed, message = _session(path).check(name, functions)
+    try:
+        passed, message = _session(path).check(name, functions)
+    except _Stale:  # the connection had closed before the check began (a restarted checker): once more
+        passed, message = _session(path).check(name, functions)
     if not passed:
         raise GradingFailure(f"[{name}] {message}")
     print(f"[{name}] passed")
@@ -86,7 +93,12 @@ class _Session:
                               "functions": [channel.encode(f) for f in functions]})
                 with _seeded(channel) as begun:
                     while True:
-                        message = channel.recv()
+                        try:
+                            message = channel.recv()
+                        except (wire.PeerClosed, ConnectionError):
+                            if not begun:
+                                raise _Stale() from None
+                            raise
                         if message["op"] == "verdict":
                             return bool(message.get("passed")), str(message.get("message", ""))
                         if message["op"] == "begin" and not begun:
@@ -97,6 +109,8 @@ class _Session:
             except BaseException as err:
                 self.broken = True
                 channel.sock.close()
+                if isinstance(err, BrokenPipeError):
+                    raise _Stale() from None
                 if isinstance(err, (wire.ProtocolError, OSError)):
                     raise GradingFailure(f"the connection to the grader's checker broke: {err}") from None
                 raise

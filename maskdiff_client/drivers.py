@@ -90,33 +90,35 @@ def _sentence(value, length):
 
 
 def chains(function, start, ts, guess, mask, runs=1, extra=()):
-    """`runs` times: x = start, then x = function(x, t, guess, mask, *extra) for each t in ts. Per run:
-    [each step's result as a (steps, L) long tensor, whether each step changed its input in place,
-    None or [type name, message, t] for the error that stopped the run]."""
+    """`runs` times: x = start, then x = function(x, t, guess, mask, *extra) for each t in ts.
+    Returns {"trace": (runs, steps, L) long tensor of what each step returned (-1 after a run
+    stopped), "mutated": (runs, steps) bool tensor, whether a step changed its input in place,
+    "errors": {run: [type name, message, t]} for runs an error stopped}."""
     start = torch.as_tensor(start)
-    results = []
-    for _ in range(int(runs)):
-        x, steps, mutated, error = start.clone(), [], [], None
-        for t in ts:
+    ts, length = list(ts), len(start)
+    trace = torch.full((int(runs), len(ts), length), -1, dtype=torch.long)
+    mutated = torch.zeros(int(runs), len(ts), dtype=torch.bool)
+    errors = {}
+    for run in range(int(runs)):
+        x = start.clone()
+        for k, t in enumerate(ts):
             given = x.clone()
             try:
                 value = function(given, t, guess, mask, *extra)
             except (KeyboardInterrupt, GeneratorExit, Propagate):
                 raise
             except BaseException as err:  # noqa: BLE001
-                error = [type(err).__name__, _text(err), t]
+                errors[run] = [type(err).__name__, _text(err), t]
                 break
-            mutated.append(not torch.equal(given, x))
+            mutated[run, k] = not torch.equal(given, x)
             try:
-                x = _sentence(value, len(start))
+                x = _sentence(value, length)
             except (TypeError, ValueError, RuntimeError) as err:
-                error = ["BadReturn", f"returned {type(value).__name__} of {_text(err) or 'another kind'}, "
-                                      f"not a sentence of {len(start)} token ids", t]
+                errors[run] = ["BadReturn", f"returned {type(value).__name__} of {_text(err) or 'another kind'}, "
+                                            f"not a sentence of {length} token ids", t]
                 break
-            steps.append(x)
-        stacked = torch.stack(steps) if steps else torch.empty(0, len(start), dtype=torch.long)
-        results.append([stacked, mutated, error])
-    return results
+            trace[run, k] = x
+    return {"trace": trace, "mutated": mutated, "errors": errors}
 
 
 def call_with_globals(function, names, args=(), kwargs=None):

@@ -86,8 +86,20 @@ def defined_functions(source):
 
 
 def hidden_check_names(source):
-    """The names a test cell passes to grading.run(...)."""
-    return re.findall(r"grading\.run\(\s*[\"']([^\"']+)[\"']", source)
+    """The names a test cell passes to run_check(...) in its hidden part."""
+    return re.findall(r"run_check\(\s*[\"']([^\"']+)[\"']", source)
+
+
+def check_plan(source_dir):
+    """[(notebook name, test cell grade_id, [check names])] of every hidden test cell, in the order the
+    notebooks and their cells run: the order in which a kernel may ask the checker for them."""
+    plan = []
+    for path in sorted(Path(source_dir).glob("*.ipynb")):
+        for cell in read(path).cells:
+            names = hidden_check_names(cell.source) if is_test(cell) else []
+            if names:
+                plan.append((path.name, grade_id(cell), names))
+    return plan
 
 
 BLOCK_BEGIN, BLOCK_END = "# --- notebook cell: ", "# --- end of notebook cell ---"

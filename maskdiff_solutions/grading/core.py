@@ -128,6 +128,7 @@ class Outcome:
     name: str
     passed: bool
     message: str = ""
+    seconds: float = 0.0
 
 
 def check(name):

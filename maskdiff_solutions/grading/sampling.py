@@ -74,21 +74,22 @@ def steps(stepper, x_t, t, guess, mask, runs, *extra, name="Undiffuse"):
 
 def chains(stepper, L, ts, guess, mask, runs, name="Undiffuse"):
     """`runs` reverse chains from all masks through the steps ts: a (runs, len(ts), L) tensor, every
-    step checked (the student's kernel runs each chain in one go)."""
-    start = all_masks(L, mask)
-    out = []
-    for trace, mutated, error in stepper.chains(start, ts, guess, mask, runs=runs):
-        if error is not None:
-            kind, message, t = error
-            verb = message if kind == "BadReturn" else f"raised {kind}: {message}"
-            raise Failure(f"{describe(name, t, mask, ())} {verb}")
-        expect(not any(mutated), f"{name} changed the x_t it was given: work on a copy")
-        trace = torch.as_tensor(trace, dtype=torch.long).reshape(len(ts), L)
-        previous = start
-        for x in trace:
-            previous = same_masks_only(previous, x, mask, name)
-        out.append(trace)
-    return torch.stack(out)
+    step checked (the student's kernel runs all the chains in one go)."""
+    start, ts = all_masks(L, mask), list(ts)
+    out = stepper.chains(start, ts, guess, mask, runs=runs)
+    for run, (kind, message, t) in sorted(out["errors"].items())[:1]:
+        verb = message if kind == "BadReturn" else f"raised {kind}: {message}"
+        raise Failure(f"{describe(name, t, mask, ())} {verb}")
+    trace = torch.as_tensor(out["trace"], dtype=torch.long)
+    expect(tuple(trace.shape) == (runs, len(ts), L), "the chains of reverse steps came back incomplete")
+    expect(not bool(torch.as_tensor(out["mutated"]).any()), f"{name} changed the x_t it was given: work on a copy")
+    before = torch.cat([start.expand(runs, 1, L), trace[:, :-1]], dim=1)
+    moved = (before != mask) & (trace != before)
+    if bool(moved.any()):
+        position = int(torch.nonzero(moved)[0, 2])
+        raise Failure(f"{name} changed a token that was not masked (position [{position}]): only masks "
+                      "may change")
+    return trace
 
 
 # ---------------------------------------------------------------- the one-sentence world

@@ -1,0 +1,72 @@
+"""The trusted checker decides exactly as the in-process checks do: the reference passes every check
+and every mutant of the catalog fails exactly its checks when its code runs in another process (a
+stand-in for the student's kernel) and only the checker decides."""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions import grading
+from maskdiff_solutions.grading.checker import Checker
+from tests.mutants import catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = list(grading.CHECKS)  # registration order follows the notebooks
+MUTANTS = catalog()
+
+
+def checks_of(function):
+    return [name for name in PLAN if name.split(".")[0] == function]
+
+
+class Kernel:
+    """One long-lived stand-in kernel process; each job gets a fresh checker of its own."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.student_kernel"], cwd=ROOT,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.folder = tempfile.TemporaryDirectory(prefix="mdk-")
+        self.jobs = 0
+
+    def run(self, function, source, checks):
+        """source None: the reference's own function."""
+        self.jobs += 1
+        path = str(Path(self.folder.name) / f"{self.jobs}.sock")
+        with Checker(path, PLAN) as checker:
+            self.process.stdin.write(json.dumps({"socket": path, "source": source, "function": function,
+                                                 "reference": source is None, "checks": checks}) + "\n")
+            self.process.stdin.flush()
+            said = json.loads(self.process.stdout.readline())
+        return checker.record, said
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+        self.folder.cleanup()
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    kernel = Kernel()
+    yield kernel
+    kernel.close()
+
+
+@pytest.mark.parametrize("function", sorted({name.split(".")[0] for name in PLAN}))
+def test_reference_passes_through_the_checker(kernel, function):
+    record, said = kernel.run(function, None, checks_of(function))
+    assert {name: o.passed for name, o in record.verdicts.items()} == {name: True for name in checks_of(function)}, \
+        {name: o.message for name, o in record.verdicts.items()}
+    assert all(passed for _, passed, _ in said) and not record.incidents
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
+def test_mutant_fails_exactly_its_checks_through_the_checker(kernel, mutant):
+    record, said = kernel.run(mutant.function, mutant.source, checks_of(mutant.function))
+    failed = {name for name, outcome in record.verdicts.items() if not outcome.passed}
+    assert failed == set(mutant.fails), {name: o.message for name, o in record.verdicts.items()}
+    # the kernel is told the checker's verdict, word for word
+    assert {name: passed for name, passed, _ in said} == {n: o.passed for n, o in record.verdicts.items()}
