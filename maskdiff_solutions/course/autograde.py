@@ -1,21 +1,39 @@
 """Autograde preprocessors (nbgrader_config.py puts them in nbgrader's chain): a submission that
-kills its kernel or floods its output is still graded, and says what happened in its cells.
+kills its kernel, ignores interrupts or floods its output is still graded, and says what happened in
+its cells.
 
 nbgrader's own Execute gives up on the whole student when the kernel dies (os._exit, a segfault,
-memory) and deletes their autograded folder; its LimitOutput counts lines, so one 50 MB line passes.
+memory) or ignores the interrupt at the time limit, and deletes their autograded folder; its
+LimitOutput counts lines, so one 50 MB line passes.
+
+When `python -m maskdiff_solutions grade` runs it, `SurvivingExecute.sandbox` holds the sandbox
+settings (course/sandbox.py): each kernel then starts in a sandbox of its own and its hidden test
+cells talk to the trusted checker. Plain `nbgrader autograde` leaves it empty: kernels run with the
+grader's rights and hidden checks run in-process, trusting the student's code.
 """
 import os
 import time
 
-from nbclient.exceptions import DeadKernelError
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer
+from traitlets import Dict, Integer
 
 KERNEL_DIED = "KernelDied"
 NOT_RUN = "NotRun"
 TIMED_OUT = "CellTimeoutError"  # nbgrader's name for a cell interrupted at the timeout
+IGNORED_INTERRUPT = "IgnoredInterrupt"
 TRUNCATED = "... output truncated by the grader:"
+
+
+def _size(content):
+    """Characters of text and data in one output message's content."""
+    total = len(str(content.get("text", ""))) + len(str(content.get("evalue", "")))
+    total += sum(len(line) for line in content.get("traceback", []) or [] if isinstance(line, str))
+    for value in (content.get("data") or {}).values():
+        total += len(value) if isinstance(value, str) else len(str(value))
+    return total
 
 
 def error(ename, evalue):
@@ -29,6 +47,44 @@ class SurvivingExecute(Execute):
     kernel that ignores interrupts would otherwise cost the cell timeout once per remaining cell."""
 
     notebook_timeout = Integer(300, help="seconds a whole notebook may run").tag(config=True)
+    sandbox = Dict(help="sandbox settings (course/sandbox.py); empty: kernels run unsandboxed "
+                        "and hidden checks in-process").tag(config=True)
+    cell_output_bytes = Integer(4_000_000, help="output one cell may produce while it runs; the rest "
+                                                "is dropped as it arrives").tag(config=True)
+
+    def create_kernel_manager(self):
+        if self.sandbox.get("mode") == "required":
+            from .sandbox import SandboxedKernelManager
+            self.kernel_manager_class = SandboxedKernelManager
+            km = super().create_kernel_manager()
+            km.sandbox_settings = dict(self.sandbox)
+            return km
+        return super().create_kernel_manager()
+
+    async def async_start_new_kernel(self, **kwargs):
+        if self.sandbox.get("checker") and self.sandbox.get("mode") != "required":
+            kwargs["env"] = {**os.environ, "MASKDIFF_CHECKER": self.sandbox["checker"]}
+        await super().async_start_new_kernel(**kwargs)
+
+    async def async_start_new_kernel_client(self):
+        client = await super().async_start_new_kernel_client()
+        sandbox = getattr(self.km, "sandbox", None)
+        if sandbox is not None:
+            sandbox.lock()
+        return client
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep a cell's outputs while they fit its budget; drop the rest as it arrives (the grader's
+        memory must not grow with what a student's cell prints)."""
+        size = _size(msg.get("content", {}))
+        self._cell_bytes = getattr(self, "_cell_bytes", 0) + size
+        if self._cell_bytes > self.cell_output_bytes:
+            if not getattr(self, "_cell_cut", False):
+                self._cell_cut = True
+                outs.append(new_output("stream", name="stderr", text=f"\n{TRUNCATED} more than "
+                                       f"{self.cell_output_bytes:,} bytes of output; the rest was dropped\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = None
@@ -50,6 +106,7 @@ class SurvivingExecute(Execute):
         if self._stopped is not None:
             cell.outputs = [error(NOT_RUN, self._stopped)]
             return cell, resources
+        self._cell_bytes, self._cell_cut = 0, False
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -57,25 +114,60 @@ class SurvivingExecute(Execute):
             cell.outputs.append(error(KERNEL_DIED, "the kernel died while running this cell "
                                                    "(os._exit, a crash, or out of memory)"))
             return cell, resources
+        except CellTimeoutError:
+            # interrupted at the time limit, the kernel went on (a loop that ignores SIGINT)
+            self._stopped = f"not run: cell {index + 1} ignored the interrupt at the time limit"
+            cell.outputs.append(error(IGNORED_INTERRUPT, "this cell ran past the time limit and ignored "
+                                                         "the interrupt; the kernel was stopped"))
+            try:
+                run_sync(self.km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 - it is being killed either way
+                pass
+            return cell, resources
 
 
 class LimitOutputSize(NbGraderPreprocessor):
-    """Cut any text output longer than max_chars: huge outputs bloat the gradebook's notebooks and
-    the feedback pages, and nbgrader's LimitOutput only counts lines."""
+    """Cut every output to size: text (streams, text/* data, error messages and tracebacks) to
+    max_chars, any other data (images, JSON) over max_data_chars replaced by a note, and at most
+    max_outputs outputs per cell. Huge outputs bloat the gradebook's notebooks and the feedback
+    pages, and nbgrader's LimitOutput only counts lines."""
 
     max_chars = Integer(20_000, help="characters kept of each text output").tag(config=True)
+    max_data_chars = Integer(2_000_000, help="largest image or other non-text output kept").tag(config=True)
+    max_outputs = Integer(100, help="outputs kept per cell").tag(config=True)
 
     def _cut(self, text):
-        text = "".join(text) if isinstance(text, list) else text
+        text = "".join(text) if isinstance(text, list) else str(text)
         if len(text) <= self.max_chars:
             return text
         return f"{text[:self.max_chars]}\n{TRUNCATED} {len(text):,} characters in all ...\n"
 
     def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
+        outputs = cell.get("outputs", [])
+        if len(outputs) > self.max_outputs:
+            dropped = len(outputs) - self.max_outputs
+            cell.outputs = outputs = outputs[:self.max_outputs] + [new_output(
+                "stream", name="stderr", text=f"{TRUNCATED} {dropped} more outputs were dropped\n")]
+        for output in outputs:
             if "text" in output:
                 output["text"] = self._cut(output["text"])
-            for mime, value in output.get("data", {}).items():
+            if output.get("output_type") == "error":
+                output["ename"] = self._cut(output.get("ename", ""))[:200]
+                output["evalue"] = self._cut(output.get("evalue", ""))
+                kept, budget = [], self.max_chars
+                for line in output.get("traceback", []):
+                    line = str(line)[:budget]
+                    budget -= len(line)
+                    kept.append(line)
+                    if budget <= 0:
+                        kept.append(f"{TRUNCATED} traceback cut")
+                        break
+                output["traceback"] = kept
+            data = output.get("data", {})
+            for mime, value in list(data.items()):
                 if mime.startswith("text/"):
-                    output["data"][mime] = self._cut(value)
+                    data[mime] = self._cut(value)
+                elif len(value if isinstance(value, str) else str(value)) > self.max_data_chars:
+                    del data[mime]
+                    data["text/plain"] = f"{TRUNCATED} a {mime} output of more than {self.max_data_chars:,} characters"
         return cell, resources

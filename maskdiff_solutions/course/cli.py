@@ -17,14 +17,19 @@ def main(argv=None):
                                            "grades.csv and grading-summary.* go (default: the course root)")
     grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
+    grade.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
+                       help="run each kernel in a bubblewrap sandbox: auto (where bubblewrap works, "
+                            "else warn), required (stop if it does not), off (trust the students)")
     demo = commands.add_parser("demo", help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
+    demo.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
+                      help="as for grade")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
     try:
         status = dispatch(args)
-    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError, ValueError) as err:
+    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError, ValueError) as err:  # SandboxError too
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
@@ -41,7 +46,7 @@ def dispatch(args):
     elif args.command == "grade":
         from . import summary
         from .grade import grade, print_table
-        report = grade(course, args.submissions, args.workspace, jobs=args.jobs)
+        report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox)
         print_table(report.rows)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
@@ -49,5 +54,5 @@ def dispatch(args):
         status = 0 if all(row.status != "failed" for row in report.rows) else 1
     else:
         from .demo import demo
-        status = demo(course, args.workspace)
+        status = demo(course, args.workspace, sandbox=args.sandbox)
     return status

@@ -80,7 +80,7 @@ def expected_outcome(rows):
             and 0 < buggy[0] < buggy[1]), total
 
 
-def demo(course, workspace=None):
+def demo(course, workspace=None, sandbox="auto"):
     scratch = None
     if workspace is None:
         scratch = tempfile.mkdtemp(prefix="maskdiff-demo-")
@@ -91,7 +91,7 @@ def demo(course, workspace=None):
         shutil.rmtree(submissions, ignore_errors=True)
         bug = build_submissions(course, submissions)
         print(f"demo: grading 3 submissions in {workspace} (buggy one: {bug.function}, {bug.name})")
-        report = grade(course, submissions, workspace)
+        report = grade(course, submissions, workspace, sandbox=sandbox)
         print_table(report.rows)
         ok, total = expected_outcome(report.rows)
         for student, (got, best) in total.items():

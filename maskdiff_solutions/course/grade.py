@@ -12,9 +12,14 @@ a row whose status says what happened and why:
 
 Each student is graded in a scratch workspace of their own, with a copy of the gradebook kept
 outside the folders their code runs in; the main process then merges that student's rows into
-the real gradebook. Workers therefore never share an sqlite file (no locking), a cell that
-deletes files can only hit its own scratch copy, and `--jobs N` gives the same results as a
-serial run because both run exactly the same per-student function.
+the real gradebook. Workers therefore never share an sqlite file (no locking), and `--jobs N` gives
+the same results as a serial run because both run exactly the same per-student function.
+
+Student code never runs in a process that decides anything. nbgrader runs here, but each notebook's
+kernel starts in a sandbox of its own (course/sandbox.py) that sees the student's files and nothing
+of the course, and its hidden test cells hand the student's functions to a trusted checker in this
+process (grading/checker.py). Every autograded test cell is then scored from the checker's verdicts
+alone, whatever the notebook's outputs claim.
 """
 import csv
 import os
@@ -34,11 +39,14 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from tqdm.auto import tqdm
 
+from ..grading.checker import Checker
 from . import autograde, notebooks, repair
 from .layout import PACKAGE_PARENT, Course
 from .release import generate
+from .sandbox import Settings, resolve_mode
 
 HIDDEN_PACKAGE = "maskdiff_solutions"
+COURSE_PACKAGES = (HIDDEN_PACKAGE, "maskdiff_client")
 SEVERITY = ["graded", "repaired", "flagged", "failed"]  # a row takes the worst that applies
 
 
@@ -67,6 +75,7 @@ class StudentResult:
     rows: list
     tests: dict = field(default_factory=dict)   # notebook -> {test grade_id: (score, max)}
     withheld: list = field(default_factory=list)  # notebooks whose autograded marks are withheld
+    check_seconds: dict = field(default_factory=dict)  # notebook -> seconds its hidden checks took
 
 
 @dataclass
@@ -99,7 +108,7 @@ def hidden_package_first():
 
 
 def shadowing_files(folder):
-    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob(f"{HIDDEN_PACKAGE}*"))
+    return sorted(str(p.relative_to(folder)) for name in COURSE_PACKAGES for p in Path(folder).rglob(f"{name}*"))
 
 
 # --- one student ------------------------------------------------------------------------------
@@ -111,6 +120,7 @@ class Prepared:
     problem: str = ""         # why it cannot be graded
     changes: list = field(default_factory=list)
     hidden_uses: list = field(default_factory=list)
+    left_out: list = field(default_factory=list)  # the student's other files not handed to the kernel
 
 
 def _notebook_files(folder):
@@ -151,10 +161,43 @@ def recognise_by_content(releases, folder, chosen):
     return found
 
 
+MAX_EXTRA_FILES, MAX_EXTRA_BYTES = 200, 64 << 20
+
+
+def copy_extras(folder, target):
+    """Copy the student's other files (data they read) into target: regular files only, never
+    notebooks, links, devices or anything outside the folder, within a count and size budget.
+    Returns what was left out, in words."""
+    left_out, count, size = [], 0, 0
+    for path in sorted(Path(folder).rglob("*")):
+        relative = path.relative_to(folder)
+        if path.is_symlink() or any(part.startswith(".ipynb_checkpoints") for part in relative.parts):
+            if path.is_symlink():
+                left_out.append(f"{relative} (a link)")
+            continue
+        if path.is_dir() or path.suffix == ".ipynb":
+            continue
+        if not path.is_file():
+            left_out.append(f"{relative} (not a regular file)")
+            continue
+        if any(parent.is_symlink() for parent in path.relative_to(folder).parents if str(parent) != "."):
+            continue
+        size += path.stat().st_size
+        count += 1
+        if count > MAX_EXTRA_FILES or size > MAX_EXTRA_BYTES:
+            left_out.append(f"{relative} (over {MAX_EXTRA_FILES} files or {MAX_EXTRA_BYTES >> 20} MB)")
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target / relative, follow_symlinks=False)
+        os.chmod(target / relative, 0o644)
+    return left_out
+
+
 def prepare(course, folder, target):
-    """Copy the student's folder to target with each expected notebook repaired (nothing in folder
-    is changed); returns {notebook name: Prepared}."""
-    shutil.copytree(folder, target, ignore=shutil.ignore_patterns("*.ipynb"))
+    """Write the student's expected notebooks, repaired, and their other files to target (nothing in
+    folder is changed); returns {notebook name: Prepared}. One bad file never spoils another."""
+    target.mkdir(parents=True)
+    left_out = copy_extras(folder, target)
     expected = course.notebooks()
     chosen = pick_files(expected, folder)
     releases = {name: notebooks.read(course.release_dir / name) for name in expected}
@@ -168,21 +211,30 @@ def prepare(course, folder, target):
         if info.file != name:
             info.changes.append(f"graded {info.file!r} as {name}")
         try:
-            nb = repair.load(path)
-        except repair.Unreadable as err:
-            info.problem = f"{info.file}: {err}"
-            continue
-        fixed = repair.repair(nb, releases[name])
-        if fixed.recognised < repair.MIN_RECOGNISED:
-            others = [other for other in expected if other != name and
-                      repair.recognised_share(nb, releases[other]) >= repair.MIN_RECOGNISED]
-            info.problem = (f"{info.file} is some other notebook: it holds {fixed.recognised:.0%} of "
-                            f"the release's cells" + (f" (it looks like {others[0]})" if others else ""))
-            continue
-        info.changes += fixed.changes
-        info.hidden_uses = repair.hidden_package_uses(fixed.nb)
-        notebooks.write(fixed.nb, target / name)
+            prepare_notebook(info, path, name, expected, releases, target)
+        except Exception as err:  # noqa: BLE001 - a file that breaks repair fails alone
+            info.problem = f"{info.file} could not be prepared for grading: {type(err).__name__}: {err}"[:500]
+    for info in prepared.values():
+        info.left_out = left_out
     return prepared
+
+
+def prepare_notebook(info, path, name, expected, releases, target):
+    try:
+        nb = repair.load(path)
+    except repair.Unreadable as err:
+        info.problem = f"{info.file}: {err}"
+        return
+    fixed = repair.repair(nb, releases[name])
+    if fixed.recognised < repair.MIN_RECOGNISED:
+        others = [other for other in expected if other != name and
+                  repair.recognised_share(nb, releases[other]) >= repair.MIN_RECOGNISED]
+        info.problem = (f"{info.file} is some other notebook: it holds {fixed.recognised:.0%} of "
+                        f"the release's cells" + (f" (it looks like {others[0]})" if others else ""))
+        return
+    info.changes += fixed.changes
+    info.hidden_uses = repair.hidden_package_uses(fixed.nb)
+    notebooks.write(fixed.nb, target / name)
 
 
 def outcome_notes(nb):
@@ -201,6 +253,10 @@ def outcome_notes(nb):
                 return notes  # every later cell says the same
             elif ename == autograde.TIMED_OUT:
                 notes.append(("flagged", f"{label} ran past the cell time limit and was interrupted"))
+            elif ename == autograde.IGNORED_INTERRUPT:
+                notes.append(("flagged", f"{label} ran past the cell time limit and ignored the interrupt; "
+                                         f"the kernel was stopped and the cells after it were not run"))
+                return notes
             elif autograde.TRUNCATED in str(output.get("text", "")) + str(output.get("data", "")):
                 notes.append(("graded", f"the huge output of {label} was cut"))
     return notes
@@ -226,9 +282,10 @@ def scores(gradebook, assignment, notebook, student):
     return row
 
 
-def grade_student(course_root, template_db, student, folder, scratch):
+def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache=""):
     """Prepare, autograde and give feedback on one student inside scratch (a folder of its own);
-    the gradebook copy lives in scratch/db, outside the folders the student's code runs in."""
+    the gradebook copy lives in scratch/db, outside the folders the student's code runs in. Kernels
+    run sandboxed when `sandbox` is "required"; hidden checks always run in the trusted checker here."""
     from nbgrader.apps import NbGraderAPI  # here, so that spawned workers import it themselves
     course = Course.load(course_root)
     scratch = Path(scratch)
@@ -239,30 +296,65 @@ def grade_student(course_root, template_db, student, folder, scratch):
     prepared = prepare(course, folder, target)
     shutil.copytree(target, scratch / "handed-in" / student / course.assignment)  # out of the cells' reach
     shadow = shadowing_files(target)
-    given = sorted(str(p.relative_to(work)) for p in (work / "submitted").rglob("*") if p.is_file())
     config = course.nbgrader_config(work)
     config.CourseDirectory.db_url = f"sqlite:///{db}"
+    plan = notebooks.check_plan(course.source_dir)
     outcome = (False, "no notebook of this assignment could be graded")
-    if any(not info.problem for info in prepared.values()):
-        api = NbGraderAPI(config=config)
-        with hidden_package_first(), warnings.catch_warnings():
-            # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
-            warnings.filterwarnings("ignore", message=".*not in session.*")
-            result = api.autograde(course.assignment, student, force=True, create=True)
+    with tempfile.TemporaryDirectory(prefix="mdc-") as sockets:  # short: socket paths are short
+        os.chmod(sockets, 0o755)  # the sandbox's user reaches the socket through it (read-only)
+        checker = Checker(Path(sockets) / "c.sock", [name for _, _, names in plan for name in names])
+        config.SurvivingExecute.sandbox = Settings(mode=sandbox, checker=checker.path, handin=str(target),
+                                                   cache=cache).to_dict()
+        if any(not info.problem for info in prepared.values()):
+            api = NbGraderAPI(config=config)
+            with checker, hidden_package_first(), warnings.catch_warnings():
+                # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
+                warnings.filterwarnings("ignore", message=".*not in session.*")
+                result = api.autograde(course.assignment, student, force=True, create=True)
             outcome = (result["success"], _last_line(result))
-            if result["success"]:
-                api.generate_feedback(course.assignment, student, force=True)
-    deleted = [p for p in given if not (work / p).is_file()]
+    record = checker.record
     result = StudentResult(student, [])
     with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
+        untrusted = score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
+        if outcome[0]:
+            api.generate_feedback(course.assignment, student, force=True)
         for name in course.notebooks():
-            row = _row(course, gradebook, work, student, name, prepared.get(name), outcome,
-                       shadow, deleted, result)
+            row = _row(course, gradebook, work, student, name, prepared.get(name), outcome, shadow,
+                       result, untrusted.get(name, []), record)
             result.rows.append(row)
+            result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
+                                                        if nb == name for n in names if n in record.verdicts)
     return result
 
 
-def _row(course, gradebook, work, student, name, info, outcome, shadow, deleted, result):
+def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
+    """Give every hidden test cell the checker's score: its points if all its checks passed there,
+    else 0, whatever the cell's outputs say. Returns {notebook: [why it is suspect]} for cells that
+    finished without an error although the checker passed nothing."""
+    suspect = {}
+    for notebook, cell, names in plan:
+        if notebook not in prepared or prepared[notebook].problem:
+            continue
+        try:
+            grade = gradebook.find_grade(cell, Path(notebook).stem, assignment, student)
+        except Exception:  # noqa: BLE001 - not graded (nbgrader failed on this notebook)
+            continue
+        passed = all(name in record.verdicts and record.verdicts[name].passed for name in names)
+        if not passed and grade.auto_score and grade.auto_score >= grade.max_score:
+            missing = [name for name in names if name not in record.verdicts]
+            suspect.setdefault(notebook, []).append(
+                f"{cell} ran without an error but the checker " +
+                (f"never received its check {missing[0]!r}" if missing else "did not pass it"))
+        grade.auto_score = grade.max_score if passed else 0.0
+    gradebook.db.commit()
+    for incident in record.incidents:
+        owners = [nb for nb, _, names in plan if incident.check in names] or list(prepared)
+        for notebook in owners:
+            suspect.setdefault(notebook, []).append(f"checker: {incident.text}")
+    return suspect
+
+
+def _row(course, gradebook, work, student, name, info, outcome, shadow, result, suspect, record):
     notebook = Path(name).stem
     if info is None:
         return Row(student, notebook, "missing", reason=f"{name} was not in the submission")
@@ -284,11 +376,13 @@ def _row(course, gradebook, work, student, name, info, outcome, shadow, deleted,
     for status, sentence in outcome_notes(notebooks.read(graded_nb)):
         row.mark(status, sentence)
     if shadow:
-        row.mark("flagged", f"submission ships {', '.join(shadow)}, named like the hidden package; "
+        row.mark("flagged", f"submission ships {', '.join(shadow)}, named like a course package; "
                             f"graded against the real one")
-    if deleted:
-        row.mark("flagged", f"a cell deleted {len(deleted)} file(s) of the grading folder "
-                            f"({', '.join(deleted[:3])}{', ...' if len(deleted) > 3 else ''})")
+    for why in suspect:
+        row.mark("flagged", f"integrity: {why}")
+    if info.left_out:
+        row.mark("graded", f"not given to the kernel: {', '.join(info.left_out[:3])}"
+                           f"{', ...' if len(info.left_out) > 3 else ''}")
     if info.hidden_uses:
         row.mark("flagged", f"integrity: student code uses the hidden package "
                             f"({', '.join(info.hidden_uses)}); its {row.auto_score:g} autograded "
@@ -309,13 +403,15 @@ def students(submissions):
     return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
 
 
-def grade(course, submissions, workspace=None, jobs=1, progress=True):
+def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto"):
     workspace = Path(workspace or course.root).resolve()
-    workspace.mkdir(parents=True, exist_ok=True)
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    sandbox = resolve_mode(sandbox)
+    workspace.mkdir(parents=True, exist_ok=True)
+    cache = warm_caches()
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
     batch = students(submissions)
@@ -325,7 +421,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True):
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
         tasks = {student: (str(course.root), str(template), student, str(folder),
-                           str(Path(scratch) / student)) for student, folder in batch.items()}
+                           str(Path(scratch) / student), sandbox, cache) for student, folder in batch.items()}
         bar = tqdm(total=len(tasks), desc="grading", unit="student", disable=not progress,
                    file=sys.stderr)
         merging = 0.0
@@ -342,6 +438,26 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True):
     csv_path = workspace / "grades.csv"
     write_csv(rows, csv_path)
     return Report(rows, csv_path, workspace / "feedback", tests, merging)
+
+
+def warm_caches():
+    """Build the networks notebook 03 loads offline (its stand-ins) before any kernel runs: kernels
+    get the cache read-only, and each would otherwise build them again. Returns the cache folder."""
+    folder = Path(os.environ.get("MASKDIFF_CACHE") or Path.home() / ".cache" / "maskdiff")
+    for kind in ("bert", "qwen"):
+        try:
+            from .. import models
+            models.StandIn(kind, folder)
+        except ImportError:
+            pass  # Qwen3 on a transformers older than 4.51: notebook 03 says so itself
+        except Exception as err:  # noqa: BLE001 - notebook 03 then says what is missing in its own cells
+            print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
+    if not folder.is_dir():
+        return ""
+    for path in [folder, *folder.rglob("*")]:  # the sandbox's user reads it (safetensors writes 0600)
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(folder)
 
 
 def _run(tasks, jobs):
@@ -403,13 +519,22 @@ def merge(main_db, scratch, workspace, result, assignment):
     finally:
         con.close()
     work = scratch / "work"
-    for kind, there in (("submitted", scratch / "handed-in"), ("autograded", work / "autograded"),
-                        ("feedback", work / "feedback")):
+    for kind, there, pattern in (("submitted", scratch / "handed-in", "*"), ("autograded", work / "autograded", "*"),
+                                 ("feedback", work / "feedback", "*.html")):
         shutil.rmtree(workspace / kind / student, ignore_errors=True)
-        if (there / student).is_dir():
-            shutil.copytree(there / student, workspace / kind / student)
+        copy_regular_files(there / student, workspace / kind / student, pattern)
     if result.withheld:
         withhold(main_db, assignment, student, result.withheld)
+
+
+def copy_regular_files(source, target, pattern="*"):
+    """Copy the regular files under source that match pattern; links and anything else are left."""
+    if not source.is_dir() or source.is_symlink():
+        return
+    for path in sorted(source.rglob(pattern)):
+        if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents):
+            (target / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target / path.relative_to(source), follow_symlinks=False)
 
 
 def withhold(main_db, assignment, student, notebook_names):

@@ -13,6 +13,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import nbformat
 
@@ -36,15 +37,28 @@ class Repaired:
     recognised: float = 1.0  # share of the release's cells found in the submission
 
 
+MAX_NOTEBOOK_BYTES = 200 << 20
+
+
 def load(path):
     """The submission as a notebook, or Unreadable naming what is wrong with the file."""
-    raw = open(path, "rb").read()
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        raise Unreadable("it is not a regular file (a link or a device)")
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        raise Unreadable(f"the file is larger than {MAX_NOTEBOOK_BYTES >> 20} MB")
+    raw = path.read_bytes()
     if not raw.strip():
         raise Unreadable("the file is empty")
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as err:
         raise Unreadable(f"the file is not valid JSON ({err.msg} at line {err.lineno})") from None
+    except RecursionError:
+        raise Unreadable("the file's JSON is nested too deeply to be a notebook") from None
+    if isinstance(data, dict) and data.get("nbformat") == 3 and "worksheets" in data:
+        raise Unreadable("the notebook is in the old format 3: open it in Jupyter or Colab and save it "
+                         "again (File > Save), which writes format 4")
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise Unreadable("the file is JSON but not a notebook (no list of cells)")
     if data.get("nbformat") != 4:
@@ -53,6 +67,8 @@ def load(path):
         with warnings.catch_warnings():  # duplicate cell ids are fixed by repair(); no need to warn
             warnings.simplefilter("ignore")
             return nbformat.reads(json.dumps(data), as_version=4)
+    except RecursionError:
+        raise Unreadable("the file's JSON is nested too deeply to be a notebook") from None
     except Exception as err:  # noqa: BLE001 - nbformat raises many kinds; all mean "unreadable"
         raise Unreadable(f"the notebook cannot be read: {err}") from None
 

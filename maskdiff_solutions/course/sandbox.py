@@ -1,0 +1,446 @@
+"""One sandbox per student kernel: bubblewrap around ipykernel.
+
+Inside, the kernel sees a read-only system (/usr, /etc) and Python environment, the student's own
+handed-in files (copied into a private, size-capped home), a private /tmp, the socket of the trusted
+checker, and nothing else of the course: no source/, no hidden package, no gradebook, no other
+student. It has no network (Jupyter talks to it over Unix sockets: the `ipc` transport), runs as an
+unprivileged user of its own (root graders lease one uid per sandbox), under caps on memory,
+processes, file size, open files and CPU time, in a process namespace of its own: when the kernel
+ends, everything it started ends with it.
+
+`KernelSandbox` builds the command; `SandboxedKernelManager` is the Jupyter kernel manager that
+uses it (nbgrader's Execute starts kernels through it when grading with our CLI).
+"""
+import errno
+import fcntl
+import os
+import pwd
+import shlex
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import zmq
+from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Dict
+
+import maskdiff_client
+
+MODES = ("auto", "required", "off")
+CLIENT_DIR = Path(maskdiff_client.__file__).resolve().parent
+HOME, WORK, HANDIN, CHECKER_DIR, OPT = "/home/student", "/home/student/work", "/handin", "/run/maskdiff", "/opt/maskdiff"
+UIDS = range(61000, 61256)   # root graders run each sandbox as one of these (unused) uids
+MiB = 1 << 20
+
+
+class SandboxError(RuntimeError):
+    """The sandbox was asked for and cannot be had; the message says why and what to install."""
+
+
+@dataclass
+class Limits:
+    """Per kernel. The memory cap needs a writable cgroup (v1 or v2); the others always hold."""
+    memory_mb: int = 6144          # cgroup memory, all processes together
+    address_space_mb: int = 24576  # per process (torch reserves far more than it touches)
+    processes: int = 512           # threads count too
+    file_size_mb: int = 256        # the largest file a process may write
+    open_files: int = 1024
+    cpu_seconds: int = 1800        # per process
+    home_mb: int = 1024            # the private home (handed-in files, what the notebook writes)
+    tmp_mb: int = 512
+
+
+@dataclass
+class Settings:
+    """What grading tells Execute about the sandbox of each kernel (plain data: it goes through
+    traitlets config)."""
+    mode: str = "auto"
+    checker: str = ""        # host path of the checker's socket ("" = checks run in-process)
+    handin: str = ""         # host folder of the student's handed-in files
+    cache: str = ""          # host folder of read-only caches (the stand-in networks)
+    limits: dict = field(default_factory=lambda: asdict(Limits()))
+    uid_base: int = UIDS.start
+
+    def to_dict(self):
+        return asdict(self)
+
+
+_probed = {}
+
+
+def available():
+    """(True, "") if bubblewrap can make sandboxes here, else (False, why)."""
+    if "answer" not in _probed:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            _probed["answer"] = (False, "bubblewrap is not installed (Debian/Ubuntu: "
+                                        "apt-get install bubblewrap)")
+        else:
+            command = [bwrap, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--proc", "/proc",
+                       "--dev", "/dev"] + ([] if os.geteuid() == 0 else ["--unshare-user"]) + ["true"]
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+                _probed["answer"] = (done.returncode == 0, done.stderr.strip()[-300:])
+            except (OSError, subprocess.TimeoutExpired) as err:
+                _probed["answer"] = (False, str(err))
+    return _probed["answer"]
+
+
+def resolve_mode(mode):
+    """'auto' -> 'required' where bubblewrap works, else 'off' (with a loud warning); 'required'
+    raises when it does not work."""
+    if mode not in MODES:
+        raise ValueError(f"--sandbox must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "off":
+        return "off"
+    works, why = available()
+    if works:
+        return "required"
+    if mode == "required":
+        raise SandboxError(f"--sandbox required, but bubblewrap cannot make a sandbox here: {why}")
+    print("WARNING: grading WITHOUT a sandbox: student code runs with your rights and can read the "
+          f"course, the gradebook and other students' work ({why}). Verdicts still come from the "
+          "checker outside the student's kernel.", file=sys.stderr)
+    return "off"
+
+
+# ------------------------------------------------------------------------ what the sandbox sees
+
+def python_roots():
+    """Folders the kernel's Python needs, read-only: its prefixes (stdlib, site-packages) and the
+    user's site-packages. Never sys.path entries beyond these: they may hold the course itself."""
+    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    user_site = Path(site.getusersitepackages())
+    if user_site.is_dir():
+        roots.add(user_site.resolve())
+    system = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")
+    kept = sorted(r for r in roots if not any(str(r) == s or str(r).startswith(s + "/") for s in system))
+    # a root inside another root is bound with it
+    return [r for r in kept if not any(r != o and str(r).startswith(str(o) + "/") for o in kept)]
+
+
+def hidden_package_dirs(roots):
+    """Folders of installed copies of maskdiff_solutions inside the bound roots: they get an empty
+    folder laid over them (an editable install points at the course, which is never bound)."""
+    found = []
+    for root in roots:
+        for candidate in list(root.glob("lib/python*/site-packages/maskdiff_solutions")) + \
+                list(root.glob("lib/python*/dist-packages/maskdiff_solutions")) + \
+                list(root.glob("maskdiff_solutions")):
+            if candidate.is_dir():
+                found.append(candidate)
+    return found
+
+
+def _system_binds():
+    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    return args
+
+
+def _dirs_for(path, made):
+    """bwrap makes a bind's missing parents 0700; make them 0755 so the sandbox user can pass."""
+    args = []
+    for parent in reversed(Path(path).parents):
+        if str(parent) in made or str(parent) == "/":
+            continue
+        made.add(str(parent))
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+# ------------------------------------------------------------------------ uids and cgroups
+
+class Lease:
+    """An unused uid held for one sandbox (root graders only), by a lock file; everything that runs
+    as it is killed when the lease ends."""
+
+    folder = Path(tempfile.gettempdir()) / "maskdiff-sandbox-uids"
+
+    def __init__(self, base=UIDS.start):
+        self.uid, self._handle = None, None
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        for uid in range(base, base + len(UIDS)):
+            if _uid_exists(uid):
+                continue
+            handle = open(self.folder / f"{uid}.lock", "w")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                continue
+            self.uid, self._handle = uid, handle
+            kill_user(uid)  # whatever an earlier holder left
+            return
+        raise SandboxError(f"all {len(UIDS)} sandbox uids from {base} are in use")
+
+    def release(self):
+        if self._handle is not None:
+            kill_user(self.uid)
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+            self._handle = None
+
+
+def _uid_exists(uid):
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+def kill_user(uid):
+    """SIGKILL every process whose real uid is `uid` (the sandbox's user), until none is left."""
+    for _ in range(50):
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("Uid:") and int(line.split()[1]) == uid:
+                    found.append(int(entry.name))
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+
+
+class Cgroup:
+    """A memory and process cap for one sandbox, where this machine lets us write cgroups (v1 memory
+    and pids hierarchies, or v2 with both controllers delegated). `procs` are the files a process
+    joins by writing its pid; `close` kills what is left and removes the groups."""
+
+    def __init__(self, name, memory_bytes, processes):
+        self.dirs, self.procs = [], []
+        base = Path("/sys/fs/cgroup")
+        try:
+            if (base / "cgroup.controllers").is_file():  # v2
+                parent = base / _own_v2_group()
+                if {"memory", "pids"} <= set((parent / "cgroup.subtree_control").read_text().split()):
+                    group = parent / name
+                    group.mkdir()
+                    self.dirs.append(group)
+                    (group / "memory.max").write_text(str(memory_bytes))
+                    (group / "memory.swap.max").write_text("0") if (group / "memory.swap.max").exists() else None
+                    (group / "pids.max").write_text(str(processes))
+                    self.procs.append(group / "cgroup.procs")
+            else:  # v1
+                for controller, settings in (("memory", {"memory.limit_in_bytes": memory_bytes}),
+                                             ("pids", {"pids.max": processes})):
+                    if not (base / controller / "cgroup.procs").is_file():
+                        continue
+                    group = base / controller / name
+                    group.mkdir()
+                    self.dirs.append(group)
+                    for key, value in settings.items():
+                        (group / key).write_text(str(value))
+                    self.procs.append(group / "cgroup.procs")
+        except OSError:
+            self.close()
+            self.dirs, self.procs = [], []
+
+    def close(self):
+        for group in self.dirs:
+            for _ in range(50):
+                try:
+                    pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+                except OSError:
+                    break
+                if not pids:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                time.sleep(0.02)
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+        self.dirs = []
+
+
+def _own_v2_group():
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        if line.startswith("0::"):
+            return line[3:].lstrip("/")
+    return ""
+
+
+# ------------------------------------------------------------------------ the command
+
+class KernelSandbox:
+    """Everything one sandboxed kernel holds: its folder (connection file, ipc sockets), its uid
+    lease and cgroup; `wrap(argv)` is the command that starts argv inside it."""
+
+    def __init__(self, settings):
+        self.settings = Settings(**settings) if isinstance(settings, dict) else settings
+        self.limits = Limits(**self.settings.limits)
+        self.root = os.geteuid() == 0
+        self.folder = Path(tempfile.mkdtemp(prefix="mdk-"))  # short: Unix socket paths are short
+        self.lease = Lease(self.settings.uid_base) if self.root else None
+        self.uid = self.lease.uid if self.lease else os.getuid()
+        self.cgroup = Cgroup(f"maskdiff-{os.getpid()}-{self.folder.name}", self.limits.memory_mb * MiB,
+                             self.limits.processes)
+        if self.root:
+            os.chown(self.folder, self.uid, self.uid)
+        os.chmod(self.folder, 0o700)
+
+    @property
+    def connection_file(self):
+        return str(self.folder / "kernel.json")
+
+    @property
+    def ipc_prefix(self):
+        return str(self.folder / "ipc")
+
+    def give_connection_file(self):
+        """The manager wrote the connection file as itself: the kernel's user must read it."""
+        if self.root:
+            os.chown(self.connection_file, self.uid, self.uid)
+
+    def lock(self):
+        """Once the grader is connected, the kernel may no longer add, remove or replace files in its
+        folder (a socket swapped for a link would redirect the grader's next reconnection)."""
+        if self.root:
+            os.chown(self.folder, 0, 0)
+            os.chmod(self.folder, 0o755)
+
+    def environment(self):
+        env = {"HOME": HOME, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": OPT,
+               "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+               "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+               "NBGRADER_EXECUTION": os.environ.get("NBGRADER_EXECUTION", "autograde")}
+        for name in ("CI", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                     "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+        if self.settings.checker:
+            env["MASKDIFF_CHECKER"] = f"{CHECKER_DIR}/{Path(self.settings.checker).name}"
+        if self.settings.cache:
+            env["MASKDIFF_CACHE"] = f"{OPT}/cache"
+        return env
+
+    def wrap(self, argv):
+        limits, made = self.limits, {"/home", HOME, "/tmp", "/run", "/opt"}
+        args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-ipc", "--unshare-pid",
+                "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+        if not self.root:
+            args += ["--unshare-user"]
+        args += _system_binds() + ["--proc", "/proc", "--dev", "/dev",
+                                   "--perms", "1777", "--size", str(limits.tmp_mb * MiB), "--tmpfs", "/tmp",
+                                   "--perms", "0755", "--dir", "/home",
+                                   "--perms", "1777", "--size", str(limits.home_mb * MiB), "--tmpfs", HOME]
+        roots = python_roots()
+        for root in roots:
+            args += _dirs_for(root, made) + ["--ro-bind", str(root), str(root)]
+        for hidden in hidden_package_dirs(roots):
+            args += ["--tmpfs", str(hidden)]
+        args += ["--perms", "0755", "--dir", OPT, "--ro-bind", str(CLIENT_DIR), f"{OPT}/maskdiff_client"]
+        if self.settings.cache and Path(self.settings.cache).is_dir():
+            args += ["--ro-bind", str(self.settings.cache), f"{OPT}/cache"]
+        if self.settings.checker:
+            args += ["--perms", "0755", "--dir", "/run", "--ro-bind", str(Path(self.settings.checker).parent),
+                     CHECKER_DIR]
+        if self.settings.handin and Path(self.settings.handin).is_dir():
+            args += ["--ro-bind", str(self.settings.handin), HANDIN]
+        args += _dirs_for(self.folder, made) + ["--bind", str(self.folder), str(self.folder)]
+        args += ["--clearenv"]
+        for name, value in self.environment().items():
+            args += ["--setenv", name, value]
+        args += ["--chdir", HOME, "--"]
+        inner = ["prlimit", f"--as={limits.address_space_mb * MiB}", f"--fsize={limits.file_size_mb * MiB}",
+                 f"--nofile={limits.open_files}", f"--cpu={limits.cpu_seconds}", "--core=0"]
+        if self.root:  # per-uid process counts only mean something for a uid of its own
+            inner += [f"--nproc={limits.processes}", "--", "setpriv", f"--reuid={self.uid}",
+                      f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                      "--no-new-privs"]
+        # the kernel's own stdout and stderr (what C code or os.write print) reach nobody
+        quiet = "" if os.environ.get("MASKDIFF_SANDBOX_DEBUG") else " >/dev/null 2>&1"
+        start = (f"umask 077; mkdir -p {WORK} && cp -R {HANDIN}/. {WORK}/ 2>/dev/null; "
+                 f'cd {WORK} && exec "$@"{quiet} </dev/null')
+        inner += ["--", "sh", "-c", start, "sh"] + list(argv)
+        join = "".join(f"echo $$ > {shlex.quote(str(p))} || exit 97; " for p in self.cgroup.procs)
+        return ["sh", "-c", join + 'exec "$@"', "sh"] + args + inner
+
+    def close(self):
+        self.cgroup.close()
+        if self.lease is not None:
+            self.lease.release()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------ Jupyter
+
+MAX_MESSAGE = 32 * MiB   # larger messages from the kernel are dropped by ZeroMQ, unread
+
+
+class CappedKernelClient(AsyncKernelClient):
+    """A kernel client whose sockets refuse oversized messages (a student's kernel cannot make the
+    grader read a gigabyte): its own ZeroMQ context, with a default cap for every socket."""
+
+    def _context_default(self):
+        context = super()._context_default()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        return context
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager that starts each kernel in its own KernelSandbox, over Unix sockets."""
+
+    sandbox_settings = Dict(help="Settings (see maskdiff_solutions.course.sandbox.Settings)").tag(config=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.client_class = "maskdiff_solutions.course.sandbox.CappedKernelClient"
+        self.transport = "ipc"
+        self.sandbox = None
+
+    async def _async_pre_start_kernel(self, **kw):
+        self.sandbox = KernelSandbox(self.sandbox_settings)
+        self.connection_file = self.sandbox.connection_file
+        self.ip = self.sandbox.ipc_prefix
+        try:
+            return await super()._async_pre_start_kernel(**kw)
+        except BaseException:
+            self._close_sandbox()
+            raise
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        argv = super().format_kernel_cmd(extra_arguments)
+        self.sandbox.give_connection_file()
+        return self.sandbox.wrap(argv)
+
+    async def _async_cleanup_resources(self, restart=False):
+        try:
+            await super()._async_cleanup_resources(restart=restart)
+        finally:
+            self._close_sandbox()
+
+    def _close_sandbox(self):
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
