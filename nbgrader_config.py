@@ -35,6 +35,7 @@ c.Autograde.autograde_preprocessors = [
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "maskdiff_solutions.course.feedback.HideHiddenTracebacks",
+    "maskdiff_solutions.course.feedback.ScrubHiddenCode",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -137,8 +137,9 @@ def build(course, folder, notebook=None):
                 reference(), "setup", new_code_cell("while True:\n    pass"))),
             "huge_output": ("graded", full, _after(
                 reference(), "setup", new_code_cell(f"print('x' * {HUGE_OUTPUT})"))),
-            # deletes everything it can reach from its folder, then wanders off
-            "vandal": ("flagged", full, _after(reference(), "setup", new_code_cell(
+            # deletes everything it can reach from its folder, then wanders off: in its sandbox
+            # that is its own copy of its files, so nothing is lost and nothing needs a look
+            "vandal": ("graded", full, _after(reference(), "setup", new_code_cell(
                 "import os, shutil\nshutil.rmtree(os.path.abspath('../../..'), ignore_errors=True)\n"
                 "os.chdir('/')"))),
             "imports_hidden": ("flagged", 0.0, _import_hidden(reference())),

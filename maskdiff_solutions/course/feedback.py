@@ -1,9 +1,9 @@
 """Feedback preprocessing: students see what failed, in words, but none of the hidden tests' code."""
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .notebooks import BEGIN_HIDDEN
+from .notebooks import BEGIN_HIDDEN, END_HIDDEN, regions
 
-HIDDEN_PACKAGE = "maskdiff_solutions"
+COURSE_PACKAGES = ("maskdiff_solutions", "maskdiff_client")
 # Errors whose message is empty or cryptic, said in plain words.
 PLAIN = {
     "NotImplementedError": "a function this cell uses still raises NotImplementedError: "
@@ -29,9 +29,42 @@ class HideHiddenTracebacks(NbGraderPreprocessor):
             if not evalue or ename == "CellTimeoutError":
                 evalue = PLAIN.get(ename, evalue)
                 output["evalue"] = evalue
-            if BEGIN_HIDDEN in cell.source or any(HIDDEN_PACKAGE in line
-                                                  for line in output.get("traceback", [])):
+            if BEGIN_HIDDEN in cell.source or any(package in line for line in output.get("traceback", [])
+                                                  for package in COURSE_PACKAGES):
                 output["traceback"] = [f"{ename}: {evalue}"]
             elif ename in PLAIN:
                 output["traceback"] = list(output.get("traceback", [])) + [f"{ename}: {evalue}"]
+        return cell, resources
+
+
+class ScrubHiddenCode(NbGraderPreprocessor):
+    """A student's cell can print the hidden tests' code (IPython keeps every executed cell in `In`):
+    remove every line of the notebook's hidden tests from every output before the feedback is made.
+    Must run before ClearHiddenTests, which removes the hidden code this looks for."""
+
+    def preprocess(self, nb, resources):
+        lines = {line.strip() for cell in nb.cells if cell.cell_type == "code"
+                 for block in regions(cell.source, BEGIN_HIDDEN, END_HIDDEN) for line in block.splitlines()}
+        self.secrets = sorted((line for line in lines if len(line) >= 8), key=len, reverse=True)
+        self.secrets += [BEGIN_HIDDEN, END_HIDDEN]
+        return super().preprocess(nb, resources)
+
+    def _scrub(self, text):
+        if isinstance(text, list):
+            return [self._scrub(t) for t in text]
+        if not isinstance(text, str):
+            return text
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, "[hidden test code]")
+        return text
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            for key in ("text", "evalue", "traceback"):
+                if key in output:
+                    output[key] = self._scrub(output[key])
+            for mime, value in output.get("data", {}).items():
+                if mime.startswith("text/") or mime.endswith("json"):
+                    output["data"][mime] = self._scrub(value)
         return cell, resources

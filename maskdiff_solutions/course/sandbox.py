@@ -420,6 +420,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.sandbox = None
 
     async def _async_pre_start_kernel(self, **kw):
+        # A signal to the kernel's process group would also reach bubblewrap, which dies of it and
+        # takes the kernel along: interrupt by message, and the kernel signals itself.
+        self.kernel_spec.interrupt_mode = "message"
         self.sandbox = KernelSandbox(self.sandbox_settings)
         self.connection_file = self.sandbox.connection_file
         self.ip = self.sandbox.ipc_prefix
