@@ -46,7 +46,10 @@ def run_check(name, *functions):
     try:
         passed, message = _session(path).check(name, functions)
     except _Stale:  # the connection had closed before the check began (a restarted checker): once more
-        passed, message = _session(path).check(name, functions)
+        try:
+            passed, message = _session(path).check(name, functions)
+        except _Stale:
+            raise GradingFailure(f"[{name}] the grader's checker hung up before the check began") from None
     if not passed:
         raise GradingFailure(f"[{name}] {message}")
     print(f"[{name}] passed")
@@ -86,30 +89,25 @@ class _Session:
 
     def check(self, name, functions):
         with self.lock:
-            channel = self.channel
+            channel, begun = self.channel, []
             try:
                 channel.forget()
                 channel.send({"op": "check", "protocol": PROTOCOL, "name": str(name),
                               "functions": [channel.encode(f) for f in functions]})
-                with _seeded(channel) as begun:
+                with _seeded():
                     while True:
-                        try:
-                            message = channel.recv()
-                        except (wire.PeerClosed, ConnectionError):
-                            if not begun:
-                                raise _Stale() from None
-                            raise
+                        message = channel.recv()
                         if message["op"] == "verdict":
                             return bool(message.get("passed")), str(message.get("message", ""))
                         if message["op"] == "begin" and not begun:
-                            begun.append(message.get("seed"))
+                            begun.append(True)
                             _seed(int(message.get("seed", 0)))
                             continue
                         channel.serve(message)
             except BaseException as err:
                 self.broken = True
                 channel.sock.close()
-                if isinstance(err, BrokenPipeError):
+                if not begun and isinstance(err, (wire.PeerClosed, ConnectionError)):
                     raise _Stale() from None
                 if isinstance(err, (wire.ProtocolError, OSError)):
                     raise GradingFailure(f"the connection to the grader's checker broke: {err}") from None
@@ -121,13 +119,10 @@ class _Session:
 class _seeded:
     """Give the notebook its random generators and thread count back after a check."""
 
-    def __init__(self, channel):
-        self.begun = []
-
     def __enter__(self):
         self.py, self.np = random.getstate(), np.random.get_state()
         self.torch, self.threads = torch.random.get_rng_state(), torch.get_num_threads()
-        return self.begun
+        return self
 
     def __exit__(self, *exc):
         random.setstate(self.py)

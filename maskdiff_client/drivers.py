@@ -15,12 +15,18 @@ import torch
 import torch.nn as nn
 
 from .denoiser import TinyDenoiser
+from .wire import ProtocolError
 
 MAX_PRINTED = 200_000   # characters of a function's printout sent back
 
 
 class Propagate(Exception):
     """Raised by a checker's stand-in from inside student code: drivers let it through."""
+
+
+# What drivers never count as the student's error: interrupts, our stand-ins' failures, and a
+# broken connection to the checker (raised from a call back into it).
+PASS_THROUGH = (KeyboardInterrupt, GeneratorExit, Propagate, ProtocolError)
 
 
 def _fresh(value):
@@ -62,7 +68,7 @@ def outcome(function, args=(), kwargs=None):
     kept = [_fresh(a) for a in given]
     try:
         value = function(*given, **(kwargs or {}))
-    except (KeyboardInterrupt, GeneratorExit, Propagate):
+    except PASS_THROUGH:
         raise
     except BaseException as err:  # noqa: BLE001 - SystemExit included: a finding, not an exit
         return _raised(err)
@@ -105,7 +111,7 @@ def chains(function, start, ts, guess, mask, runs=1, extra=()):
             given = x.clone()
             try:
                 value = function(given, t, guess, mask, *extra)
-            except (KeyboardInterrupt, GeneratorExit, Propagate):
+            except PASS_THROUGH:
                 raise
             except BaseException as err:  # noqa: BLE001
                 errors[run] = [type(err).__name__, _text(err), t]

@@ -70,3 +70,34 @@ def test_mutant_fails_exactly_its_checks_through_the_checker(kernel, mutant):
     assert failed == set(mutant.fails), {name: o.message for name, o in record.verdicts.items()}
     # the kernel is told the checker's verdict, word for word
     assert {name: passed for name, passed, _ in said} == {n: o.passed for n, o in record.verdicts.items()}
+
+
+SAVES_GUESSER = '''
+saved = []
+def Chat(question, answer_length=64, T=64, step=Undiffuse, show=False):
+    saved.append(GuessBERT)
+    if len(saved) == 3:  # Chat.prompt calls Chat twice: this guesser came from that earlier check
+        saved[0](torch.full((len(Tokens(MakePrompt(question))) + answer_length,), BERT_MASK))
+    prompt = Tokens(MakePrompt(question))
+    x = torch.cat([prompt, torch.full((answer_length,), BERT_MASK)])
+    for t in range(T, 0, -1):
+        x = step(x, t, GuessBERT, BERT_MASK)
+    return Text(x[len(prompt):]).replace("[PAD]", "").split(ANSWER_END)[0].strip()
+'''
+
+
+def test_a_stand_in_from_an_earlier_check_no_longer_answers(kernel):
+    record, said = kernel.run("Chat", SAVES_GUESSER, ["Chat.prompt", "Chat.steps"])
+    assert record.verdicts["Chat.prompt"].passed
+    assert not record.verdicts["Chat.steps"].passed
+    assert any("not (or no longer)" in incident.text for incident in record.incidents), record.incidents
+
+
+def test_checks_run_once_each_in_the_notebooks_order(kernel):
+    source = "def MakeSchedule(T):\n    raise NotImplementedError()\n"
+    record, said = kernel.run("MakeSchedule", source, ["ForwardMask.rates", "MakeSchedule", "ForwardMask.rates",
+                                                       "No.such_check"])
+    assert list(record.verdicts) == ["ForwardMask.rates"]
+    refused = [message for _, passed, message in said[1:]]
+    assert "after a later one" in refused[0] and "already run once" in refused[1] and "no hidden check" in refused[2]
+    assert len(record.incidents) == 3

@@ -43,7 +43,7 @@ from ..grading.checker import Checker
 from . import autograde, notebooks, repair
 from .layout import PACKAGE_PARENT, Course
 from .release import generate
-from .sandbox import Settings, resolve_mode
+from .sandbox import Settings, configured_limits, resolve_mode
 
 HIDDEN_PACKAGE = "maskdiff_solutions"
 COURSE_PACKAGES = (HIDDEN_PACKAGE, "maskdiff_client")
@@ -107,8 +107,22 @@ def hidden_package_first():
             os.environ["PYTHONPATH"] = old
 
 
+def submitted_entries(folder):
+    """(path, is a regular file) of everything in a submission folder, never following a link: a
+    student can hand in links to anywhere on the grading machine (the course's solutions, the
+    gradebook), and grading must not read through them."""
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            if name in files or path.is_symlink():
+                yield path, path.is_file() and not path.is_symlink()
+
+
 def shadowing_files(folder):
-    return sorted(str(p.relative_to(folder)) for name in COURSE_PACKAGES for p in Path(folder).rglob(f"{name}*"))
+    return sorted(str(p.relative_to(folder)) for p, _ in submitted_entries(folder)
+                  if p.name.startswith(COURSE_PACKAGES) or any(part.startswith(COURSE_PACKAGES)
+                                                               for part in p.relative_to(folder).parts))
 
 
 # --- one student ------------------------------------------------------------------------------
@@ -124,7 +138,7 @@ class Prepared:
 
 
 def _notebook_files(folder):
-    return sorted(p for p in Path(folder).rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return sorted(p for p, regular in submitted_entries(folder) if regular and p.suffix == ".ipynb")
 
 
 def pick_files(expected, folder):
@@ -169,18 +183,12 @@ def copy_extras(folder, target):
     notebooks, links, devices or anything outside the folder, within a count and size budget.
     Returns what was left out, in words."""
     left_out, count, size = [], 0, 0
-    for path in sorted(Path(folder).rglob("*")):
+    for path, regular in submitted_entries(folder):
         relative = path.relative_to(folder)
-        if path.is_symlink() or any(part.startswith(".ipynb_checkpoints") for part in relative.parts):
-            if path.is_symlink():
-                left_out.append(f"{relative} (a link)")
+        if path.suffix == ".ipynb" and regular:
             continue
-        if path.is_dir() or path.suffix == ".ipynb":
-            continue
-        if not path.is_file():
-            left_out.append(f"{relative} (not a regular file)")
-            continue
-        if any(parent.is_symlink() for parent in path.relative_to(folder).parents if str(parent) != "."):
+        if not regular:
+            left_out.append(f"{relative} ({'a link' if path.is_symlink() else 'not a regular file'})")
             continue
         size += path.stat().st_size
         count += 1
@@ -282,7 +290,7 @@ def scores(gradebook, assignment, notebook, student):
     return row
 
 
-def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache=""):
+def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache="", limits=None):
     """Prepare, autograde and give feedback on one student inside scratch (a folder of its own);
     the gradebook copy lives in scratch/db, outside the folders the student's code runs in. Kernels
     run sandboxed when `sandbox` is "required"; hidden checks always run in the trusted checker here."""
@@ -304,7 +312,7 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
         os.chmod(sockets, 0o755)  # the sandbox's user reaches the socket through it (read-only)
         checker = Checker(Path(sockets) / "c.sock", [name for _, _, names in plan for name in names])
         config.SurvivingExecute.sandbox = Settings(mode=sandbox, checker=checker.path, handin=str(target),
-                                                   cache=cache).to_dict()
+                                                   cache=cache, limits=limits or {}).to_dict()
         if any(not info.problem for info in prepared.values()):
             api = NbGraderAPI(config=config)
             with checker, hidden_package_first(), warnings.catch_warnings():
@@ -410,6 +418,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
     sandbox = resolve_mode(sandbox)
+    limits = configured_limits(course.root)
     workspace.mkdir(parents=True, exist_ok=True)
     cache = warm_caches()
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
@@ -421,7 +430,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
         tasks = {student: (str(course.root), str(template), student, str(folder),
-                           str(Path(scratch) / student), sandbox, cache) for student, folder in batch.items()}
+                           str(Path(scratch) / student), sandbox, cache, limits)
+                 for student, folder in batch.items()}
         bar = tqdm(total=len(tasks), desc="grading", unit="student", disable=not progress,
                    file=sys.stderr)
         merging = 0.0

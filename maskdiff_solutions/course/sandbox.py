@@ -72,6 +72,36 @@ class Settings:
         return asdict(self)
 
 
+LIMITS_VARIABLE = "MASKDIFF_SANDBOX_LIMITS"
+
+
+def configured_limits(course_root):
+    """Limits: the defaults, then `[tool.maskdiff.sandbox]` of the course's pyproject.toml, then the
+    JSON object in MASKDIFF_SANDBOX_LIMITS (for one run). Unknown keys and bad values are errors."""
+    import json
+    import tomllib
+    values = asdict(Limits())
+    pyproject = Path(course_root) / "pyproject.toml"
+    layers = [("pyproject.toml [tool.maskdiff.sandbox]",
+               tomllib.loads(pyproject.read_text()).get("tool", {}).get("maskdiff", {}).get("sandbox", {})
+               if pyproject.is_file() else {})]
+    if os.environ.get(LIMITS_VARIABLE, "").strip():
+        try:
+            layers.append((LIMITS_VARIABLE, json.loads(os.environ[LIMITS_VARIABLE])))
+        except ValueError as err:
+            raise ValueError(f"{LIMITS_VARIABLE} must be a JSON object of limits: {err}") from None
+    for where, layer in layers:
+        if not isinstance(layer, dict):
+            raise ValueError(f"{where} must be a table of limits, got {layer!r}")
+        for key, value in layer.items():
+            if key not in values:
+                raise ValueError(f"{where}: unknown sandbox limit {key!r}; known: {', '.join(values)}")
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{where}: {key} must be a positive whole number, got {value!r}")
+            values[key] = value
+    return values
+
+
 _probed = {}
 
 
@@ -298,7 +328,7 @@ class KernelSandbox:
 
     def __init__(self, settings):
         self.settings = Settings(**settings) if isinstance(settings, dict) else settings
-        self.limits = Limits(**self.settings.limits)
+        self.limits = Limits(**{**asdict(Limits()), **self.settings.limits})
         self.root = os.geteuid() == 0
         self.folder = Path(tempfile.mkdtemp(prefix="mdk-"))  # short: Unix socket paths are short
         self.lease = Lease(self.settings.uid_base) if self.root else None
