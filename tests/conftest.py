@@ -38,8 +38,9 @@ def awkward_batch(course, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def graded_batch(course, awkward_batch, tmp_path_factory):
-    """One serial grading run over the awkward batch: (workspace, {(student, notebook): row}, report)."""
+    """One grading run (--jobs 2) over the awkward batch: (workspace, {(student, notebook): row},
+    report). tests/test_grading_batch.py shows that the number of jobs changes nothing."""
     from maskdiff_solutions.course.grade import grade
     workspace = tmp_path_factory.mktemp("grading")
-    report = grade(course, awkward_batch[0], workspace, jobs=1, progress=False)
+    report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report

@@ -1,6 +1,7 @@
 """Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
 status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
 import re
+import shutil
 import sqlite3
 
 import pytest
@@ -31,7 +32,7 @@ def test_every_row_that_is_not_plainly_graded_says_why(graded_batch):
 @pytest.mark.parametrize("student, words", [
     ("broken", "not valid JSON"), ("empty", "the file is empty"), ("wrong_notebook", "some other notebook"),
     ("kernel_death", "the kernel died"), ("endless_loop", "time limit"), ("huge_output", "was cut"),
-    ("vandal", "deleted"), ("imports_hidden", "integrity"), ("shadow", "named like the hidden package"),
+    ("imports_hidden", "integrity"), ("shadow", "named like a course package"),
     ("nothing", "was not in the submission"),
 ])
 def test_reasons_name_the_problem(course, graded_batch, student, words):
@@ -115,16 +116,26 @@ def _gradebook_rows(db):
         con.close()
 
 
-def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, graded_batch, tmp_path):
-    workspace, rows, report = graded_batch
-    parallel = grade(course, awkward_batch[0], tmp_path, jobs=2, progress=False)
-    assert [vars(row) for row in parallel.rows] == [vars(row) for row in report.rows]
-    assert parallel.tests == report.tests
-    assert _gradebook_rows(tmp_path / "gradebook.db") == _gradebook_rows(workspace / "gradebook.db")
-    assert len(_gradebook_rows(workspace / "gradebook.db")) > len(rows)
-    assert (tmp_path / "grades.csv").read_text() == (workspace / "grades.csv").read_text()
+SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
+
+
+def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, tmp_path):
+    """The same students, serially and with --jobs 2: identical rows, gradebook, CSV and feedback
+    (notebook 01 only, which every case damages: the whole batch is graded by graded_batch)."""
+    small = tmp_path / "collected"
+    for student in SMALL_BATCH:
+        shutil.copytree(awkward_batch[0] / student, small / student, symlinks=True)
+    runs = {jobs: (tmp_path / f"jobs{jobs}", grade(course, small, tmp_path / f"jobs{jobs}", jobs=jobs,
+                                                    progress=False, notebooks=["01"]))
+            for jobs in (1, 2)}
+    (one, serial), (two, parallel) = runs[1], runs[2]
+    assert [vars(row) for row in parallel.rows] == [vars(row) for row in serial.rows]
+    assert parallel.tests == serial.tests
+    assert _gradebook_rows(two / "gradebook.db") == _gradebook_rows(one / "gradebook.db")
+    assert len(_gradebook_rows(one / "gradebook.db")) > len(serial.rows)
+    assert (two / "grades.csv").read_text() == (one / "grades.csv").read_text()
     listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
-    assert listing(tmp_path) == listing(workspace)
+    assert listing(two) == listing(one)
 
 
 def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
@@ -140,10 +151,10 @@ def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_p
         (tmp_path / "collected" / student).mkdir(parents=True)
     real = grading.grade_student
 
-    def fragile(course_root, template, student, folder, scratch):
+    def fragile(course_root, template, student, *rest):
         if student == "a":
             raise OSError("disk full")
-        return real(course_root, template, student, folder, scratch)
+        return real(course_root, template, student, *rest)
     monkeypatch.setattr(grading, "grade_student", fragile)
     report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False)
     assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
@@ -161,3 +172,16 @@ def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, c
     assert status == 0 and f"statuses: missing {missing}" in out and "autograded totals" in out
     assert (tmp_path / "ws" / "grading-summary.png").is_file()
     assert (tmp_path / "ws" / "grading-summary.txt").read_text().strip() in out
+
+
+def test_grading_one_notebook_reports_only_it(course, tmp_path):
+    (tmp_path / "collected" / "a").mkdir(parents=True)
+    report = grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, notebooks=["02"])
+    assert [(row.student, row.notebook, row.status) for row in report.rows] == [("a", "02_undiffusing", "missing")]
+
+
+def test_an_unknown_notebook_is_named(course, tmp_path, capsys):
+    (tmp_path / "collected").mkdir()
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path / "ws"), "--notebook", "07"])
+    assert status == 2 and "no notebook '07' in this course" in capsys.readouterr().err

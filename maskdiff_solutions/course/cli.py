@@ -17,12 +17,17 @@ def main(argv=None):
                                            "grades.csv and grading-summary.* go (default: the course root)")
     grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
+    grade.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                       help="grade only this notebook (01, or 01_noise_for_words); repeat for more; "
+                            "default: all")
     grade.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
                        help="run each kernel in a bubblewrap sandbox: auto (where bubblewrap works, "
                             "else warn), required (stop if it does not), off (trust the students)")
     demo = commands.add_parser("demo", help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
     demo.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
+                      help="as for grade")
+    demo.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                       help="as for grade")
     args = parser.parse_args(argv)
 
@@ -46,7 +51,8 @@ def dispatch(args):
     elif args.command == "grade":
         from . import summary
         from .grade import grade, print_table
-        report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox)
+        report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
+                       notebooks=args.notebooks)
         print_table(report.rows)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
@@ -54,5 +60,5 @@ def dispatch(args):
         status = 0 if all(row.status != "failed" for row in report.rows) else 1
     else:
         from .demo import demo
-        status = demo(course, args.workspace, sandbox=args.sandbox)
+        status = demo(course, args.workspace, sandbox=args.sandbox, selection=args.notebooks)
     return status

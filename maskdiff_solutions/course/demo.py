@@ -69,18 +69,19 @@ def build_submissions(course, folder):
     return bug
 
 
-def expected_outcome(rows):
-    """True when reference has full marks, untouched none and buggy something in between."""
+def expected_outcome(rows, buggy_graded=True):
+    """True when reference has full marks, untouched none and buggy something in between (full
+    marks when the notebook holding its bug is not among those graded)."""
     total = {}
     for row in rows:
         got, best = total.get(row.student, (0.0, 0.0))
         total[row.student] = (got + row.auto_score, best + row.auto_max)
     ref, untouched, buggy = (total.get(s, (0.0, 0.0)) for s in ("reference", "untouched", "buggy"))
-    return (ref[1] > 0 and ref[0] == ref[1] and untouched[0] == 0
-            and 0 < buggy[0] < buggy[1]), total
+    buggy_ok = 0 < buggy[0] < buggy[1] if buggy_graded else buggy[0] == buggy[1]
+    return (ref[1] > 0 and ref[0] == ref[1] and untouched[0] == 0 and buggy_ok), total
 
 
-def demo(course, workspace=None, sandbox="auto"):
+def demo(course, workspace=None, sandbox="auto", selection=None):
     scratch = None
     if workspace is None:
         scratch = tempfile.mkdtemp(prefix="maskdiff-demo-")
@@ -91,9 +92,12 @@ def demo(course, workspace=None, sandbox="auto"):
         shutil.rmtree(submissions, ignore_errors=True)
         bug = build_submissions(course, submissions)
         print(f"demo: grading 3 submissions in {workspace} (buggy one: {bug.function}, {bug.name})")
-        report = grade(course, submissions, workspace, sandbox=sandbox)
+        report = grade(course, submissions, workspace, sandbox=sandbox, notebooks=selection)
         print_table(report.rows)
-        ok, total = expected_outcome(report.rows)
+        holds_bug = any(bug.function in notebooks.defined_functions(cell.source)
+                        for name in course.select(selection)
+                        for cell in notebooks.read(course.source_dir / name).cells)
+        ok, total = expected_outcome(report.rows, holds_bug)
         for student, (got, best) in total.items():
             print(f"{student:<10} {got:g} / {best:g} autograded points")
         print("demo: every submission got the score it deserves" if ok

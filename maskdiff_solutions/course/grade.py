@@ -85,6 +85,7 @@ class Report:
     feedback_dir: Path
     tests: dict = field(default_factory=dict)  # (student, notebook) -> {test: (score, max)}
     merge_seconds: float = 0.0  # time spent merging scratch workspaces (what isolation costs)
+    check_seconds: dict = field(default_factory=dict)  # (student, notebook) -> seconds of hidden checks
 
 
 def student_id(folder_name):
@@ -201,12 +202,13 @@ def copy_extras(folder, target):
     return left_out
 
 
-def prepare(course, folder, target):
-    """Write the student's expected notebooks, repaired, and their other files to target (nothing in
-    folder is changed); returns {notebook name: Prepared}. One bad file never spoils another."""
+def prepare(course, folder, target, expected=None):
+    """Write the student's expected notebooks (default: all), repaired, and their other files to
+    target (nothing in folder is changed); returns {notebook name: Prepared}. One bad file never
+    spoils another."""
     target.mkdir(parents=True)
     left_out = copy_extras(folder, target)
-    expected = course.notebooks()
+    expected = expected or course.notebooks()
     chosen = pick_files(expected, folder)
     releases = {name: notebooks.read(course.release_dir / name) for name in expected}
     chosen.update(recognise_by_content(releases, folder, chosen))
@@ -290,7 +292,8 @@ def scores(gradebook, assignment, notebook, student):
     return row
 
 
-def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache="", limits=None):
+def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache="", limits=None,
+                  selected=None):
     """Prepare, autograde and give feedback on one student inside scratch (a folder of its own);
     the gradebook copy lives in scratch/db, outside the folders the student's code runs in. Kernels
     run sandboxed when `sandbox` is "required"; hidden checks always run in the trusted checker here."""
@@ -301,7 +304,8 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
     db.parent.mkdir(parents=True)
     shutil.copy(template_db, db)
     target = work / "submitted" / student / course.assignment
-    prepared = prepare(course, folder, target)
+    selected = selected or course.notebooks()
+    prepared = prepare(course, folder, target, selected)
     shutil.copytree(target, scratch / "handed-in" / student / course.assignment)  # out of the cells' reach
     shadow = shadowing_files(target)
     config = course.nbgrader_config(work)
@@ -326,7 +330,7 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
         untrusted = score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
         if outcome[0]:
             api.generate_feedback(course.assignment, student, force=True)
-        for name in course.notebooks():
+        for name in selected:
             row = _row(course, gradebook, work, student, name, prepared.get(name), outcome, shadow,
                        result, untrusted.get(name, []), record)
             result.rows.append(row)
@@ -411,12 +415,13 @@ def students(submissions):
     return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
 
 
-def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto"):
+def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None):
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
     limits = configured_limits(course.root)
     workspace.mkdir(parents=True, exist_ok=True)
@@ -430,7 +435,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
         tasks = {student: (str(course.root), str(template), student, str(folder),
-                           str(Path(scratch) / student), sandbox, cache, limits)
+                           str(Path(scratch) / student), sandbox, cache, limits, selected)
                  for student, folder in batch.items()}
         bar = tqdm(total=len(tasks), desc="grading", unit="student", disable=not progress,
                    file=sys.stderr)
@@ -447,7 +452,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
              for notebook, scores_ in results[student].tests.items()}
     csv_path = workspace / "grades.csv"
     write_csv(rows, csv_path)
-    return Report(rows, csv_path, workspace / "feedback", tests, merging)
+    seconds = {(student, notebook): value for student in sorted(results)
+               for notebook, value in results[student].check_seconds.items()}
+    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds)
 
 
 def warm_caches():
@@ -492,10 +499,10 @@ def _run(tasks, jobs):
 
 def crashed(args, err):
     """The rows of a student whose grading itself broke: failed, saying how."""
-    course, student = Course.load(args[0]), args[2]
+    course, student, selected = Course.load(args[0]), args[2], args[8]
     return StudentResult(student, [Row(student, Path(name).stem, "failed",
                                        reason=f"grading crashed: {type(err).__name__}: {err}")
-                                   for name in course.notebooks()])
+                                   for name in selected or course.notebooks()])
 
 
 SUBMISSION_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment")

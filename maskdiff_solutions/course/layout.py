@@ -48,6 +48,23 @@ class Course:
         """Names of the assignment's notebooks, in course order."""
         return sorted(p.name for p in self.source_dir.glob("*.ipynb"))
 
+    def select(self, wanted=None):
+        """The notebooks named in `wanted` (each by number, `01`, by name, `01_noise_for_words`, or
+        file name), in course order; all of them when wanted is empty."""
+        every = self.notebooks()
+        if not wanted:
+            return every
+        chosen = set()
+        for word in wanted:
+            word = str(word).strip()
+            match = [name for name in every if word in (name, name[:-len(".ipynb")], name.split("_")[0])]
+            if not match:
+                raise ValueError(f"no notebook {word!r} in this course; its notebooks are "
+                                 f"{', '.join(name.split('_')[0] for name in every)} "
+                                 f"({', '.join(every)})")
+            chosen.update(match)
+        return [name for name in every if name in chosen]
+
     def colab_url(self, notebook):
         return (f"https://colab.research.google.com/github/{self.repository}/blob/{self.branch}/"
                 f"release/{self.assignment}/{notebook}")

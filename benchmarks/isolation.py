@@ -1,0 +1,112 @@
+"""What grading outside the student's reach costs: one whole reference submission (all five
+notebooks) autograded, feedback and export included, in one run, three ways, alternating:
+
+  baseline   the grader before the trusted checker and the sandbox (a git worktree at --baseline)
+  checker    this grader with --sandbox off: hidden checks in the trusted checker, kernels unsandboxed
+  sandbox    this grader as it grades by default: checker and one bubblewrap sandbox per kernel
+
+Also the seconds each notebook's hidden checks take in the checker (budget 15 s per notebook).
+
+    python benchmarks/isolation.py [--rounds 3] [--baseline 4d349cb]
+
+Each measurement runs `grade()` in a fresh interpreter on the same submission; the figure is the
+median over rounds, and the ratio to the baseline is what to quote (the machine is shared).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Run inside a fresh interpreter whose PYTHONPATH starts at the grader to measure.
+MEASURE = r"""
+import json, sys, time, inspect
+from pathlib import Path
+from maskdiff_solutions.course.layout import Course
+from maskdiff_solutions.course.grade import grade
+course, batch, workspace, sandbox = Course.load(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+kwargs = {"progress": False}
+if "sandbox" in inspect.signature(grade).parameters:
+    kwargs["sandbox"] = sandbox
+started = time.perf_counter()
+report = grade(course, batch, workspace, **kwargs)
+seconds = time.perf_counter() - started
+rows = [(r.student, r.notebook, r.status, r.auto_score, r.auto_max) for r in report.rows]
+checks = {f"{s}/{n}": v for (s, n), v in getattr(report, "check_seconds", {}).items()}
+print(json.dumps({"seconds": seconds, "rows": rows, "checks": checks}))
+"""
+
+
+def measure(code_root, course_root, batch, sandbox):
+    env = {**os.environ, "PYTHONPATH": str(code_root)}
+    env.pop("CI", None)
+    with tempfile.TemporaryDirectory(prefix="maskdiff-bench-") as workspace:
+        done = subprocess.run([sys.executable, "-c", MEASURE, str(course_root), str(batch), workspace, sandbox],
+                              env=env, cwd=code_root, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    bad = [row for row in result["rows"] if row[2] not in ("graded",) or row[3] != row[4]]
+    if bad:
+        raise RuntimeError(f"the reference did not get full marks: {bad}")
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline", default="4d349cb", help="commit of the grader to compare with")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from maskdiff_solutions.course.demo import build_submissions
+    from maskdiff_solutions.course.layout import Course
+    from maskdiff_solutions.course.sandbox import available
+
+    works, why = available()
+    if not works:
+        raise SystemExit(f"bubblewrap cannot make sandboxes here: {why}")
+    with tempfile.TemporaryDirectory(prefix="maskdiff-isolation-") as scratch:
+        scratch = Path(scratch)
+        baseline = scratch / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(baseline), args.baseline],
+                       check=True, capture_output=True)
+        try:
+            batch = scratch / "collected"
+            build_submissions(Course.load(ROOT), scratch / "all")
+            (batch / "reference").mkdir(parents=True)
+            for path in (scratch / "all" / "reference").iterdir():
+                (batch / "reference" / path.name).write_bytes(path.read_bytes())
+            ways = {"baseline": (baseline, baseline, "off"), "checker": (ROOT, ROOT, "off"),
+                    "sandbox": (ROOT, ROOT, "required")}
+            times = {way: [] for way in ways}
+            checks = []
+            measure(ROOT, ROOT, batch, "required")  # warm: stand-in networks, font caches
+            for round_ in range(args.rounds):
+                for way, (code, course, sandbox) in ways.items():
+                    result = measure(code, course, batch, sandbox)
+                    times[way].append(result["seconds"])
+                    if way == "sandbox":
+                        checks.append(result["checks"])
+                    print(f"round {round_ + 1} {way:8}: {result['seconds']:.1f} s", flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)],
+                           capture_output=True)
+    load = os.getloadavg()
+    print(f"\nload average during the run's end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+    base = statistics.median(times["baseline"])
+    for way, values in times.items():
+        median = statistics.median(values)
+        print(f"{way:8}: {median:.1f} s per whole submission (median of {len(values)}; "
+              f"{', '.join(f'{v:.1f}' for v in values)}), {median / base:.3f} x baseline")
+    print("\nhidden checks in the trusted checker, seconds per notebook (budget 15 s), worst of the rounds:")
+    for key in sorted(checks[0]):
+        print(f"  {key.split('/')[1]:24} {max(c[key] for c in checks):.2f} s")
+
+
+if __name__ == "__main__":
+    main()
