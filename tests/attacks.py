@@ -13,7 +13,26 @@ tests, the solutions or the grader's secrets into feedback.
 server on the grading machine's loopback, a file only the grader can see, and an environment
 variable of the grader's process.
 """
+import csv
+import hashlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbformat.v4 import new_code_cell
+
+from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.demo import solved, with_answer
+from maskdiff_solutions.course.sandbox import UIDS
+
+NB = "01_noise_for_words.ipynb"
 
 
 @dataclass(frozen=True)
@@ -326,3 +345,138 @@ BROKEN_FILES = {
     "nbformat_3": ('{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}',
                    "format 3"),
 }
+
+
+def build(course, collected, fill):
+    """collected/<student>/ for the honest students, every attack and every broken file; `fill`
+    gives {port}, {secret_file}, {secret_env} and {course} for the attacks' code and links."""
+    def base(kind):
+        if kind == "untouched":
+            return notebooks.read(course.release_dir / NB)
+        nb = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
+        return with_answer(nb, CHEATER[0], CHEATER[1])
+
+    def filled(text):
+        for key, value in fill.items():
+            text = text.replace("{" + key + "}", value)
+        return text
+
+    def hand_in(student, nb, files=None):
+        (collected / student).mkdir(parents=True)
+        if nb is not None:
+            notebooks.write(nb, collected / student / NB)
+        for name, content in (files or {}).items():
+            path = collected / student / name
+            if isinstance(content, tuple):
+                os.symlink(filled(content[1]), path)
+            else:
+                path.write_text(content)
+
+    reference = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
+    hand_in("honest_reference", reference)
+    hand_in("honest_untouched", base("untouched"))
+    hand_in("honest_cheater", base("cheater"))
+    for attack in ATTACKS:
+        nb = base(attack.base)
+        at = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == "setup") + 1
+        for offset, code in enumerate(attack.cells):
+            nb.cells.insert(at + offset, new_code_cell(filled(code).strip("\n")))
+        hand_in(attack.name, None if NB in attack.files else nb, attack.files)
+    for name, (content, _) in BROKEN_FILES.items():
+        hand_in(name, reference, {"02_undiffusing.ipynb": content})
+    hand_in("link_to_solutions", None, {NB: ("link", "{course}/source/maskdiff/" + NB)})
+    hand_in("linked_solutions_folder", base("untouched"), {"course": ("link", "{course}/source/maskdiff")})
+    return sorted(p.name for p in collected.iterdir())
+
+
+# ------------------------------------------------------------------------ grading the batch
+
+# small enough that the memory and disk bombs end fast on a shared machine
+LIMITS = {"memory_mb": 2048, "address_space_mb": 12288, "home_mb": 512, "tmp_mb": 256, "processes": 256}
+
+
+class Listener:
+    """A TCP server on this machine's loopback that counts whoever reaches it."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.port, self.reached, self.stop = self.server.getsockname()[1], [], False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stop:
+            try:
+                connection, address = self.server.accept()
+                self.reached.append(address)
+                connection.close()
+            except OSError:
+                continue
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.server.close()
+
+
+def fingerprint(paths):
+    digest = {}
+    for top in paths:
+        for path in sorted(Path(top).rglob("*")) if Path(top).is_dir() else [Path(top)]:
+            if path.is_file() and "__pycache__" not in path.parts and not path.is_symlink():
+                digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
+
+
+def course_files(root):
+    return [root / "source", root / "release", root / "maskdiff_solutions", root / "maskdiff_client",
+            root / "nbgrader_config.py", root / "pyproject.toml"]
+
+
+def sandbox_processes():
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                uid = int(next(line for line in (entry / "status").read_text().splitlines()
+                               if line.startswith("Uid:")).split()[1])
+            except (OSError, StopIteration):
+                continue
+            if uid in UIDS:
+                found.append(entry.name)
+    return found
+
+
+
+def run(course, folder, jobs=2):
+    """Grade the whole batch through the command line in a sandbox; returns what the red-team tests
+    look at (rows of grades.csv, the course's and the handed-in files' fingerprints before and after,
+    leftover processes, connections to the loopback server, the secrets)."""
+    root = Path(course.root)
+    collected, workspace = folder / "collected", folder / "workspace"
+    listener = Listener()
+    secret_file = Path("/tmp") / f"maskdiff-redteam-{secrets.token_hex(4)}.txt"
+    secret_file.write_text(f"GRADER-ONLY {secrets.token_hex(16)}")
+    secret_env = secrets.token_hex(16)
+    fill = {"port": str(listener.port), "secret_file": str(secret_file), "secret_env": "MASKDIFF_REDTEAM_SECRET",
+            "course": str(root)}
+    students = build(course, collected, fill)
+    before, handed_in = fingerprint(course_files(root)), fingerprint([collected])
+    env = {**os.environ, fill["secret_env"]: secret_env, "MASKDIFF_SANDBOX_LIMITS": json.dumps(LIMITS)}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(root), "grade",
+                           str(collected), "--workspace", str(workspace), "--jobs", str(jobs),
+                           "--sandbox", "required"], capture_output=True, text=True, env=env, timeout=1800)
+    seconds = time.perf_counter() - started
+    time.sleep(2)  # anything left behind would act now
+    leftovers = sandbox_processes()
+    listener.close()
+    rows = {}
+    if (workspace / "grades.csv").is_file():
+        with open(workspace / "grades.csv") as handle:
+            rows = {(r["student"], r["notebook"]): r for r in csv.DictReader(handle)}
+    return dict(done=done, rows=rows, students=students, workspace=workspace, collected=collected,
+                before=before, after=fingerprint(course_files(root)), handed_in=handed_in,
+                handed_in_after=fingerprint([collected]), leftovers=leftovers, reached=listener.reached,
+                secret_file=secret_file, secret_env=secret_env, seconds=seconds)

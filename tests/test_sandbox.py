@@ -1,0 +1,112 @@
+"""The sandbox a student's kernel runs in (maskdiff_solutions/course/sandbox.py), probed directly with
+a small program instead of a kernel: what it can see, write and reach."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions.course import sandbox
+from maskdiff_solutions.course.layout import Course
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = r"""
+import json, os, socket, sys
+facts = {"uid": os.getuid(), "cwd": os.getcwd(), "env": sorted(os.environ)}
+def can(action):
+    try:
+        action(); return True
+    except Exception:
+        return False
+facts["sees_course"] = can(lambda: os.listdir(sys.argv[1]))
+facts["imports_solutions"] = can(lambda: __import__("maskdiff_solutions"))
+facts["imports_client"] = can(lambda: __import__("maskdiff_client"))
+facts["writes_home"] = can(lambda: open("here.txt", "w").write("x"))
+facts["writes_client"] = can(lambda: open("/opt/maskdiff/maskdiff_client/x.py", "w").write("x"))
+facts["writes_usr"] = can(lambda: open("/usr/x", "w").write("x"))
+facts["handed_in"] = sorted(os.listdir("."))
+facts["network"] = can(lambda: socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=2))
+facts["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+print(json.dumps(facts))
+"""
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    works, why = sandbox.available()
+    if not works:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must be able to sandbox (.ci/setup installs bubblewrap): {why}")
+        pytest.skip(why)
+    handin = tmp_path_factory.mktemp("handin")
+    (handin / "data.csv").write_text("1,2\n")
+    os.chmod(handin, 0o755)
+    os.chmod(handin / "data.csv", 0o644)
+    server = __import__("socket").create_server(("127.0.0.1", 0))
+    box = sandbox.KernelSandbox(sandbox.Settings(mode="required", handin=str(handin)).to_dict())
+    os.environ["MASKDIFF_SANDBOX_DEBUG"] = "1"  # the probe's printout must come out
+    try:
+        command = box.wrap([sys.executable, "-c", PROBE, str(ROOT), str(server.getsockname()[1])])
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    finally:
+        del os.environ["MASKDIFF_SANDBOX_DEBUG"]
+        box.close()
+        server.close()
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_course_and_the_hidden_package_are_out_of_sight(probed):
+    assert not probed["sees_course"] and not probed["imports_solutions"]
+    assert probed["imports_client"]
+
+
+def test_only_its_own_home_is_writable(probed):
+    assert probed["writes_home"] and not probed["writes_client"] and not probed["writes_usr"]
+    assert probed["handed_in"] == ["data.csv", "here.txt"] and probed["cwd"] == sandbox.WORK
+
+
+def test_it_runs_unprivileged_alone_and_offline(probed):
+    assert probed["uid"] != 0
+    assert not probed["network"]
+    assert probed["pids"][0] == 1 and len(probed["pids"]) <= 3  # its own process namespace
+    assert "MASKDIFF_REDTEAM_SECRET" not in probed["env"] and "PYTHONPATH" in probed["env"]
+
+
+def test_limits_come_from_pyproject_and_the_environment(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[tool.maskdiff.sandbox]\nmemory_mb = 1000\n")
+    monkeypatch.setenv(sandbox.LIMITS_VARIABLE, '{"processes": 64}')
+    limits = sandbox.configured_limits(tmp_path)
+    assert limits["memory_mb"] == 1000 and limits["processes"] == 64 and limits["tmp_mb"] == sandbox.Limits().tmp_mb
+    monkeypatch.setenv(sandbox.LIMITS_VARIABLE, '{"memroy_mb": 64}')
+    with pytest.raises(ValueError, match="unknown sandbox limit 'memroy_mb'"):
+        sandbox.configured_limits(tmp_path)
+    monkeypatch.setenv(sandbox.LIMITS_VARIABLE, '{"memory_mb": -1}')
+    with pytest.raises(ValueError, match="positive whole number"):
+        sandbox.configured_limits(tmp_path)
+
+
+def test_an_installed_copy_of_the_hidden_package_is_covered(tmp_path):
+    site = tmp_path / "lib" / "python3.11" / "site-packages" / "maskdiff_solutions"
+    site.mkdir(parents=True)
+    assert sandbox.hidden_package_dirs([tmp_path]) == [site]
+
+
+def test_required_refuses_and_auto_warns_without_bubblewrap(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "_probed", {"answer": (False, "no bwrap here")})
+    with pytest.raises(sandbox.SandboxError, match="no bwrap here"):
+        sandbox.resolve_mode("required")
+    assert sandbox.resolve_mode("auto") == "off" and "WITHOUT a sandbox" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--sandbox must be one of"):
+        sandbox.resolve_mode("maybe")
+
+
+def test_notebooks_are_chosen_by_number_or_name():
+    course = Course.load(ROOT)
+    assert course.select(["03", "01_noise_for_words"]) == [course.notebooks()[0], course.notebooks()[2]]
+    assert course.select(None) == course.notebooks()
+    with pytest.raises(ValueError, match="no notebook '9'"):
+        course.select(["9"])
