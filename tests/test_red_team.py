@@ -52,6 +52,10 @@ def test_no_attack_steals_a_mark(red_team, attack):
     assert float(row["auto_score"]) <= HONEST[attack.base], row
     if attack.keeps_honest:
         assert float(row["auto_score"]) == HONEST[attack.base], row
+    if attack.tells:
+        graded = notebooks.read(red_team["workspace"] / "autograded" / attack.name / "maskdiff" / f"{STEM}.ipynb")
+        printed = [str(output) for cell in graded.cells for output in cell.get("outputs", [])]
+        assert not any(attack.tells in text for text in printed), f"{attack.name} worked"
     assert row["status"] in attack.status, row
     assert attack.note in row["reason"], row
 

@@ -73,6 +73,10 @@ class SurvivingExecute(Execute):
             sandbox.lock()
         return client
 
+    # nbclient binds its synchronous entry points to its own coroutines: bind them to ours
+    start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     def output(self, outs, msg, display_id, cell_index):
         """Keep a cell's outputs while they fit its budget; drop the rest as it arrives (the grader's
         memory must not grow with what a student's cell prints)."""
