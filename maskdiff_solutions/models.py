@@ -134,7 +134,7 @@ def Source(kind):
 
 def CachedCopy(name):
     """The folder of hub network `name` as downloaded earlier into the Hugging Face cache, or None."""
-    from huggingface_hub import try_to_load_from_cache
+    from transformers.utils.hub import try_to_load_from_cache   # huggingface_hub's, as transformers has it
     found = try_to_load_from_cache(name, "config.json")
     return Path(found).parent if isinstance(found, str) else None
 
@@ -144,7 +144,7 @@ def CheckpointFile(where, filename, local):
     if Path(where).is_dir():
         path = Path(where) / filename
     else:
-        from huggingface_hub import hf_hub_download
+        from transformers.utils.hub import hf_hub_download
         try:
             path = Path(hf_hub_download(where, filename, local_files_only=local))
         except Exception as error:   # a file the checkpoint does not have; a missing connection is raised
