@@ -95,6 +95,7 @@ def test_stand_in_learned_to_answer_and_then_pad():
     from maskdiff_solutions import chat
     from maskdiff_solutions.sampling import UndiffuseGreedy
     tokenizer, network = models.LoadNetwork(stand_in("bert")[0], "bert", "cpu")
+    torch.set_num_threads(1)   # as the notebook runs a stand-in (and several times faster on 4.48)
     saved = chat.tokenizer, chat.GuessBERT, chat.BERT_MASK
     chat.use(tokenizer, models.ChatGuesser(network))
     try:
@@ -113,6 +114,7 @@ def test_stand_in_knows_the_capitals_lesson():
     pairs where T = 1 mostly does not. Seeded."""
     from maskdiff_solutions.sampling import Undiffuse
     tokenizer, network = models.LoadNetwork(stand_in("bert")[0], "bert", "cpu")
+    torch.set_num_threads(1)
     guess = models.ChatGuesser(network)
     question = models.STAND_IN_BARE.format("Name a country and its capital city.")
 
