@@ -465,11 +465,32 @@ def TrainStandIn(model, kind, tokenizer, steps=300, seed=STAND_IN_SEED):
 
 
 def StandIn(kind, cache=None):
-    """The folder holding the stand-in for `kind`, built (a few seconds) and saved the first time."""
+    """The folder holding the stand-in for `kind`, built (a few seconds) and saved the first time.
+    Kernels started together (a grader's jobs) build it once: the others wait for it."""
     cache = Path(cache or os.environ.get("MASKDIFF_CACHE") or Path.home() / ".cache" / "maskdiff")
     folder = cache / f"stand-in-{kind}-v{STAND_IN_VERSION}-transformers-{transformers.__version__}"
-    if (folder / "config.json").is_file():
-        return folder
+    lock = cache / f"{folder.name}.lock"
+    cache.mkdir(parents=True, exist_ok=True)
+    while not (folder / "config.json").is_file():
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL))   # ours to build
+        except FileExistsError:                              # another kernel is building it
+            try:
+                if time.time() - lock.stat().st_mtime > 120:   # left behind by a build that died
+                    lock.unlink()
+            except FileNotFoundError:
+                pass
+            time.sleep(0.2)
+            continue
+        try:
+            if not (folder / "config.json").is_file():
+                BuildStandIn(kind, folder)
+        finally:
+            lock.unlink()
+    return folder
+
+
+def BuildStandIn(kind, folder):
     started = time.perf_counter()
     tokenizer = StandInTokenizer(kind)
     model, loss = TrainStandIn(StandInNetwork(kind, tokenizer), kind, tokenizer)
@@ -478,11 +499,10 @@ def StandIn(kind, cache=None):
     model.save_pretrained(scratch)
     (scratch / "STAND_IN.txt").write_text(f"a stand-in for {NETWORKS[kind]}, built by the maskdiff course\n")
     try:
-        scratch.replace(folder)   # atomic: two notebooks building at once cannot mix their files
-    except OSError:               # another one won the race; its stand-in is as good as ours
+        scratch.replace(folder)   # atomic: a reader never sees half a folder
+    except OSError:               # one is there already; it is as good as ours
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"built the {kind} stand-in in {time.perf_counter() - started:.1f} s (final loss {loss:.2f})")
-    return folder
 # --- end of notebook cell ---
 
 

@@ -49,6 +49,35 @@ def test_stand_in_is_saved_with_save_pretrained_and_cached():
     assert models.StandIn("bert", folder.parent) == folder
     assert time.perf_counter() - started < 1.0, "a cached stand-in is not rebuilt"
     assert not list(folder.parent.glob("*.partial")), "no half-written folder is left behind"
+    assert not list(folder.parent.glob("*.lock")), "no lock is left behind"
+
+
+def test_kernels_started_together_build_the_stand_in_once(tmp_path, monkeypatch):
+    """A grader's jobs start kernels together: while one builds the stand-in (its lock is there) the
+    others wait for it instead of building their own (two builds at once take twice as long, close to
+    the 30 s cell limit). A lock left by a build that died is taken over."""
+    import shutil
+    import threading
+    built = []
+    monkeypatch.setattr(models, "BuildStandIn", lambda kind, folder: built.append(kind) or
+                        shutil.copytree(stand_in("bert")[0], folder))
+    folder = tmp_path / f"stand-in-bert-v{models.STAND_IN_VERSION}-transformers-{transformers.__version__}"
+    lock = tmp_path / f"{folder.name}.lock"
+    lock.touch()
+    found = []
+    waiting = threading.Thread(target=lambda: found.append(models.StandIn("bert", tmp_path)))
+    waiting.start()
+    time.sleep(1.0)
+    assert waiting.is_alive() and not built, "it waits while another kernel holds the lock"
+    shutil.copytree(stand_in("bert")[0], folder)   # the other kernel finishes
+    lock.unlink()
+    waiting.join(timeout=10)
+    assert found == [folder] and not built
+
+    shutil.rmtree(folder)
+    lock.touch()
+    os.utime(lock, (time.time() - 600, time.time() - 600))
+    assert models.StandIn("bert", tmp_path) == folder and built == ["bert"] and not lock.exists()
 
 
 def test_stand_ins_load_through_from_pretrained_as_the_real_classes():
