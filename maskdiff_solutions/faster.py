@@ -7,6 +7,9 @@ Two tricks leave the answer's distribution exactly as it was, and one trades a l
   fill positions that trimming throws away;
 - `UndiffuseConfident`: also commit every masked position whose best token is more probable than a
   threshold (Fast-dLLM's parallel decoding) - faster, but no longer the same distribution.
+`Sharpened` wraps a guesser with a temperature and top-k, computed where the guesses live (the GPU).
+The markers come from the tokenizer (`tokenizer.mask_token`, `tokenizer.pad_token`) and `ANSWER_END`,
+so all of it works the same after switching to Qwen3.
 
 With the same seed, `ChatFast` with the first two returns exactly the answer `Chat` returns: the
 guesses are identical and the random numbers are drawn in the same order.
@@ -16,7 +19,7 @@ identical).
 import torch
 
 from . import chat
-from .chat import ANSWER_END, BERT_MASK, GuessBERT, MakePrompt, Text, Tokens  # noqa: F401
+from .chat import ANSWER_END, BERT_MASK, GuessBERT, MakePrompt, Text, Tokens, tokenizer  # noqa: F401
 from .sampling import Undiffuse
 
 
@@ -24,7 +27,8 @@ def use(tokenizer, guess, kind="bert"):
     """Talk to a network (chat.use), and read its guesser, mask and marker here too, as the
     notebook's cell reads them from its globals."""
     chat.use(tokenizer, guess, kind)
-    globals().update(GuessBERT=chat.GuessBERT, BERT_MASK=chat.BERT_MASK, ANSWER_END=chat.ANSWER_END)
+    globals().update(tokenizer=chat.tokenizer, GuessBERT=chat.GuessBERT, BERT_MASK=chat.BERT_MASK,
+                     ANSWER_END=chat.ANSWER_END)
 
 
 # --- notebook cell: faster ---
@@ -44,7 +48,7 @@ class Remember:
 def AnswerFinished(answer_text):
     """True once the end marker is written and nothing before it is still masked."""
     end = answer_text.find(ANSWER_END)
-    return end >= 0 and "[MASK]" not in answer_text[:end]
+    return end >= 0 and tokenizer.mask_token not in answer_text[:end]
 
 
 def UndiffuseConfident(x_t, t, GuessX0, mask, threshold=0.9):
@@ -66,7 +70,22 @@ def ChatFast(question, answer_length=64, T=64, step=Undiffuse, remember=True, st
         if stop and AnswerFinished(Text(x[len(prompt):])):
             break
     answer = Text(x[len(prompt):])
-    return answer.replace("[PAD]", "").split(ANSWER_END)[0].strip(), guess.calls
+    return answer.replace(tokenizer.pad_token, "").split(ANSWER_END)[0].strip(), guess.calls
+
+
+def Sharpened(guess, temperature=1.0, top_k=None):
+    """A guesser giving p ** (1/temperature), renormalised, and with top_k only each position's top_k
+    tokens: computed where p lives, so on a GPU nothing but the chosen tokens leaves it. Use it as
+    step=lambda x, t, guess, mask: Undiffuse(x, t, Sharpened(guess, 0.7, top_k=50), mask)."""
+    def sharpened(x_t):
+        p = guess(x_t).float()
+        if top_k is not None:
+            kth = p.topk(top_k, dim=-1).values[..., -1:]
+            p = torch.where(p >= kth, p, torch.zeros_like(p))
+        if temperature != 1.0:
+            p = torch.softmax(torch.log(p) / temperature, dim=-1)   # log 0 = -inf stays impossible
+        return p / p.sum(dim=-1, keepdim=True)
+    return sharpened
 
 
 class CountCalls:
