@@ -1,7 +1,9 @@
 """What grading outside the student's reach costs: one whole reference submission (all five
 notebooks) autograded, feedback and export included, in one run, three ways, alternating:
 
-  baseline   the grader before the trusted checker and the sandbox (a git worktree at --baseline)
+  baseline   the grader before the trusted checker and the sandbox (a git worktree at --baseline,
+             given today's notebooks and maskdiff_client so that all three grade the same notebooks;
+             it runs the hidden checks in the kernel's own process)
   checker    this grader with --sandbox off: hidden checks in the trusted checker, kernels unsandboxed
   sandbox    this grader as it grades by default: checker and one bubblewrap sandbox per kernel
 
@@ -15,6 +17,7 @@ median over rounds, and the ratio to the baseline is what to quote (the machine 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -75,6 +78,9 @@ def main():
         baseline = scratch / "baseline"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(baseline), args.baseline],
                        check=True, capture_output=True)
+        for shared in ("source", "release", "maskdiff_client"):
+            shutil.rmtree(baseline / shared, ignore_errors=True)
+            shutil.copytree(ROOT / shared, baseline / shared, ignore=shutil.ignore_patterns("__pycache__"))
         try:
             batch = scratch / "collected"
             build_submissions(Course.load(ROOT), scratch / "all")
