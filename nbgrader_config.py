@@ -6,7 +6,9 @@ commands and the course tooling behave the same.
 c = get_config()  # noqa: F821 - provided by nbgrader
 
 c.CourseDirectory.course_id = "maskdiff"
-c.CourseDirectory.db_assignments = [dict(name="maskdiff")]
+# No list of assignments here: nbgrader 0.9 adds the assignment to the gradebook when
+# generate_assignment runs (`release`, and `grade` before it grades), and warns about any setting it
+# does not know (tests/test_instructor.py runs a plain nbgrader command and checks).
 
 # Stubs students see in place of solutions.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
@@ -31,9 +33,13 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
-# Feedback shows what failed, never the hidden tests' code.
+# Feedback shows what failed, never the hidden tests' code; points a person has still to grade say so
+# on the page template `python -m maskdiff_solutions` uses (course/templates/maskdiff_feedback; it is
+# not set here, where it would replace formgrader's own template too; plain `nbgrader generate_feedback`
+# uses nbgrader's page, which shows those points as 0).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "maskdiff_solutions.course.feedback.PendingManualGrades",
     "maskdiff_solutions.course.feedback.HideHiddenTracebacks",
     "maskdiff_solutions.course.feedback.ScrubHiddenCode",
     "nbgrader.preprocessors.ClearHiddenTests",

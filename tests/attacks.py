@@ -26,10 +26,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 from nbformat.v4 import new_code_cell
 
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.demo import solved, with_answer
+from maskdiff_solutions.course.grade import CSV_NAME
 from maskdiff_solutions.course.sandbox import UIDS
 
 NB = "01_noise_for_words.ipynb"
@@ -46,6 +48,8 @@ class Attack:
     base: str = "untouched"        # or "cheater"
     keeps_honest: bool = False     # the hidden checks still run: exactly the honest score, not less
     tells: str = ""                # what the attack prints only if it worked (must not appear)
+    manual_outputs: tuple = ()     # outputs (JSON) handed in on every manually graded code cell
+    answer: str = ""               # the text handed in for every written answer
 
 
 # The cheater's ForwardMaskFast: the right share of masks on average, but always exactly that many.
@@ -57,6 +61,19 @@ def ForwardMaskFast(x_0, t, alpha_bar):
     return x
 """)
 HONEST = {"untouched": 0.0, "cheater": 7.0}
+# What a script in a page would do if it ran; never anywhere a browser acts on it.
+PWNED = "PWNED"
+ACTIVE_OUTPUTS = (
+    {"output_type": "display_data", "metadata": {},
+     "data": {"text/html": f"<script>document.title='{PWNED}-html'</script>", "text/plain": "html"}},
+    {"output_type": "display_data", "metadata": {}, "data": {"application/javascript": f"document.title='{PWNED}-js'"}},
+    {"output_type": "display_data", "metadata": {},
+     "data": {"image/svg+xml": f"<svg xmlns='http://www.w3.org/2000/svg' onload=\"document.title='{PWNED}-svg'\"/>"}},
+    {"output_type": "display_data", "metadata": {"filenames": {"image/png": f"/{PWNED}"}},
+     "data": {"image/png": f"x\" onerror=\"document.title='{PWNED}-png'"}},
+    {"output_type": "display_data", "metadata": {},
+     "data": {"text/markdown": f"[click](javascript:document.title='{PWNED}-md')"}},
+)
 
 
 ATTACKS = [
@@ -211,7 +228,7 @@ if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         for _ in range(600):
-            for path in ("../grades.csv", "/tmp/grades.csv", "/home/student/grades.csv"):
+            for path in ("../grades-by-notebook.csv", "/tmp/grades-by-notebook.csv", "../grades.csv"):
                 try:
                     open(path, "a").write("attacker,01,graded,9,9\\n")
                 except OSError:
@@ -324,6 +341,16 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)
 while True:
     pass
 """,), status=("flagged",), note="ignored the interrupt"),
+    Attack("script_in_the_page", "scripts for the grader's browser: in the re-run's outputs, in the outputs "
+           "and the written answer handed in", ("""
+from IPython.display import HTML, SVG, Javascript, Markdown, display
+display(HTML("<script>document.title='PWNED-html'</script><img src=x onerror=\\"document.title='PWNED-img'\\">"))
+display(Javascript("document.title='PWNED-js'"))
+display(SVG("<svg xmlns='http://www.w3.org/2000/svg' onload=\\"document.title='PWNED-svg'\\"/>"))
+display(Markdown("[click](javascript:document.title='PWNED-md')"))
+display({"image/png": "x\\" onerror=\\"document.title='PWNED-png'"}, raw=True)
+""",), manual_outputs=ACTIVE_OUTPUTS,
+           answer="<img src=x onerror=\"document.title='PWNED-answer'\"> [x](javascript:document.title='PWNED-link')"),
     Attack("become_root", "regain privileges: setuid, new namespaces, mounts, ptrace", ("""
 import os, subprocess
 for attempt in (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.chroot("/")):
@@ -399,6 +426,11 @@ def build(course, collected, fill):
         at = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == "setup") + 1
         for offset, code in enumerate(attack.cells):
             nb.cells.insert(at + offset, new_code_cell(filled(code).strip("\n")))
+        for cell in nb.cells:
+            if notebooks.is_manual(cell) and cell.cell_type == "code" and attack.manual_outputs:
+                cell.outputs = [nbformat.from_dict(output) for output in attack.manual_outputs]
+            if notebooks.is_manual(cell) and cell.cell_type == "markdown" and attack.answer:
+                cell.source = attack.answer
         hand_in(attack.name, None if NB in attack.files else nb, attack.files)
     for name, (content, _) in BROKEN_FILES.items():
         hand_in(name, reference, {"02_undiffusing.ipynb": content})
@@ -469,7 +501,7 @@ def sandbox_processes():
 
 def run(course, folder, jobs=2):
     """Grade the whole batch through the command line in a sandbox; returns what the red-team tests
-    look at (rows of grades.csv, the course's and the handed-in files' fingerprints before and after,
+    look at (rows of the grades CSV, the course's and the handed-in files' fingerprints before and after,
     leftover processes, connections to the loopback server, the secrets)."""
     root = Path(course.root)
     collected, workspace = folder / "collected", folder / "workspace"
@@ -491,8 +523,8 @@ def run(course, folder, jobs=2):
     leftovers = sandbox_processes()
     listener.close()
     rows = {}
-    if (workspace / "grades.csv").is_file():
-        with open(workspace / "grades.csv") as handle:
+    if (workspace / CSV_NAME).is_file():
+        with open(workspace / CSV_NAME) as handle:
             rows = {(r["student"], r["notebook"]): r for r in csv.DictReader(handle)}
     return dict(done=done, rows=rows, students=students, workspace=workspace, collected=collected,
                 before=before, after=fingerprint(course_files(root)), handed_in=handed_in,

@@ -8,6 +8,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, demo, notebooks
+from maskdiff_solutions.course.grade import CSV_NAME
 from tests.mutants import forward as catalog
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
@@ -93,7 +94,7 @@ def test_broken_and_missing_submissions_keep_their_rows(graded_batch):
 
 def test_grade_export_has_one_row_per_student_and_notebook(graded_batch, awkward_batch):
     workspace, rows, _ = graded_batch
-    with open(workspace / "grades.csv") as handle:
+    with open(workspace / CSV_NAME) as handle:
         exported = list(csv.DictReader(handle))
     assert {(r["student"], r["notebook"]) for r in exported} == set(rows) == set(awkward_batch[1])
     assert len(exported) == len(rows)

@@ -8,7 +8,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, notebooks, summary
-from maskdiff_solutions.course.grade import grade
+from maskdiff_solutions.course.grade import CSV_NAME, grade
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 
@@ -133,7 +133,7 @@ def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, tmp_path):
     assert parallel.tests == serial.tests
     assert _gradebook_rows(two / "gradebook.db") == _gradebook_rows(one / "gradebook.db")
     assert len(_gradebook_rows(one / "gradebook.db")) > len(serial.rows)
-    assert (two / "grades.csv").read_text() == (one / "grades.csv").read_text()
+    assert (two / CSV_NAME).read_text() == (one / CSV_NAME).read_text()
     listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
     assert listing(two) == listing(one)
 

@@ -118,18 +118,7 @@ def test_release_has_no_extra_notebooks(course, fresh_release):
 
 def solution_only_lines(nb):
     """Lines found in solutions or hidden tests and nowhere else in the source notebook."""
-    secret, public = set(), set()
-    for cell in nb.cells:
-        hidden = nbtools.regions(cell.source, nbtools.BEGIN_HIDDEN, nbtools.END_HIDDEN)
-        if nbtools.is_solution(cell):
-            found = (nbtools.regions(cell.source, nbtools.BEGIN_SOLUTION, nbtools.END_SOLUTION)
-                     if cell.cell_type == "code" else [cell.source])
-        else:
-            found = []
-        inside = {line.strip() for block in found + hidden for line in block.splitlines()}
-        secret |= inside
-        public |= {line.strip() for line in cell.source.splitlines()} - inside
-    return {line for line in secret - public if line}
+    return nbtools.secret_lines(nb)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -146,7 +135,7 @@ def test_release_leaks_no_solution(course, name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_has_its_colab_badge(course, name):
     first = nbtools.read(course.release_dir / name).cells[0].source
-    assert f"]({course.colab_url(name)})" in first and course.repository in first
+    assert f"]({course.colab_url(name)})" in first and course.public_repository in first
 
 
 def test_badge_insertion_is_idempotent(course):

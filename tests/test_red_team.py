@@ -12,7 +12,8 @@ import pytest
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.sandbox import available
 from tests import attacks
-from tests.attacks import ATTACKS, BROKEN_FILES, HONEST
+from tests.attacks import ATTACKS, BROKEN_FILES, HONEST, PWNED
+from tests.support.pages import active, formgrader_view
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,3 +119,17 @@ def test_feedback_leaks_nothing_and_stays_small(course, red_team):
         assert not leaked, f"{page} shows {leaked[:3]}"
     for graded in (workspace / "autograded").rglob("*.ipynb"):
         assert graded.stat().st_size < 10_000_000, graded
+
+
+def test_no_page_carries_a_students_script(course, red_team):
+    """Outputs (re-run or handed in) and written answers reach a person's browser, in formgrader and in
+    feedback, as text and checked images only: nothing a student wrote can act there."""
+    workspace = red_team["workspace"]
+    pages = {page: page.read_text(errors="ignore") for page in (workspace / "feedback").rglob("*.html")}
+    for student in ("script_in_the_page", "honest_reference"):
+        page = formgrader_view(course, workspace, student, attacks.NB)
+        pages[f"formgrader: {student}"] = page
+    assert PWNED in pages["formgrader: script_in_the_page"]  # shown, as text
+    for where, page in pages.items():
+        assert active(page, PWNED) == [], where
+        assert "<script>document.title" not in page, where

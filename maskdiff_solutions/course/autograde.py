@@ -20,11 +20,13 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Dict, Integer
 
+from . import inert
+
 KERNEL_DIED = "KernelDied"
 NOT_RUN = "NotRun"
 TIMED_OUT = "CellTimeoutError"  # nbgrader's name for a cell interrupted at the timeout
 IGNORED_INTERRUPT = "IgnoredInterrupt"
-TRUNCATED = "... output truncated by the grader:"
+TRUNCATED = inert.CUT
 
 
 def _size(content):
@@ -131,47 +133,23 @@ class SurvivingExecute(Execute):
 
 
 class LimitOutputSize(NbGraderPreprocessor):
-    """Cut every output to size: text (streams, text/* data, error messages and tracebacks) to
-    max_chars, any other data (images, JSON) over max_data_chars replaced by a note, and at most
-    max_outputs outputs per cell. Huge outputs bloat the gradebook's notebooks and the feedback
-    pages, and nbgrader's LimitOutput only counts lines."""
+    """Cut every output to size and make it inert (course/inert.py): text (streams, `text/plain`,
+    error messages and tracebacks) to max_chars, images of the allowed types over max_data_chars
+    replaced by a note, any other kind of data (HTML, scripts, SVG, widgets) left out with a note,
+    and at most max_outputs outputs per cell. Huge outputs bloat the gradebook's notebooks and the
+    feedback pages (nbgrader's LimitOutputSize only counts lines), and a script a kernel printed
+    would run in the browser of whoever opens formgrader or the feedback."""
 
     max_chars = Integer(20_000, help="characters kept of each text output").tag(config=True)
-    max_data_chars = Integer(2_000_000, help="largest image or other non-text output kept").tag(config=True)
+    max_data_chars = Integer(2_000_000, help="largest image kept").tag(config=True)
     max_outputs = Integer(100, help="outputs kept per cell").tag(config=True)
-
-    def _cut(self, text):
-        text = "".join(text) if isinstance(text, list) else str(text)
-        if len(text) <= self.max_chars:
-            return text
-        return f"{text[:self.max_chars]}\n{TRUNCATED} {len(text):,} characters in all ...\n"
 
     def preprocess_cell(self, cell, resources, index):
         outputs = cell.get("outputs", [])
         if len(outputs) > self.max_outputs:
             dropped = len(outputs) - self.max_outputs
-            cell.outputs = outputs = outputs[:self.max_outputs] + [new_output(
+            outputs = outputs[:self.max_outputs] + [new_output(
                 "stream", name="stderr", text=f"{TRUNCATED} {dropped} more outputs were dropped\n")]
-        for output in outputs:
-            if "text" in output:
-                output["text"] = self._cut(output["text"])
-            if output.get("output_type") == "error":
-                output["ename"] = self._cut(output.get("ename", ""))[:200]
-                output["evalue"] = self._cut(output.get("evalue", ""))
-                kept, budget = [], self.max_chars
-                for line in output.get("traceback", []):
-                    line = str(line)[:budget]
-                    budget -= len(line)
-                    kept.append(line)
-                    if budget <= 0:
-                        kept.append(f"{TRUNCATED} traceback cut")
-                        break
-                output["traceback"] = kept
-            data = output.get("data", {})
-            for mime, value in list(data.items()):
-                if mime.startswith("text/"):
-                    data[mime] = self._cut(value)
-                elif len(value if isinstance(value, str) else str(value)) > self.max_data_chars:
-                    del data[mime]
-                    data["text/plain"] = f"{TRUNCATED} a {mime} output of more than {self.max_data_chars:,} characters"
+        if cell.cell_type == "code":
+            cell.outputs = [inert.inert_output(output, self.max_chars, self.max_data_chars) for output in outputs]
         return cell, resources

@@ -1,40 +1,64 @@
-"""python -m maskdiff_solutions {release,grade,demo}: the instructor's command line."""
+"""The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
+console script installed with the package). Commands: release, grade, export, publish, demo.
+
+It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
+it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
 import argparse
 import sys
 import time
 
 from .layout import Course
 
+SANDBOX = ("auto", "required", "off")
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m maskdiff_solutions", description=__doc__)
-    parser.add_argument("--course-dir", help="course root (holds nbgrader_config.py); default: here")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("release", help="regenerate release/ from source/ through nbgrader")
-    grade = commands.add_parser("grade", help="autograde DIR/<student>/*.ipynb, feedback, grades.csv")
+
+def parser():
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: a --course-dir after the command must not be overwritten by the default before it
+    common.add_argument("--course-dir", default=argparse.SUPPRESS, metavar="DIR",
+                        help="course root (holds nbgrader_config.py and source/); default: the current "
+                             "folder or the nearest one above it")
+    main = argparse.ArgumentParser(prog="python -m maskdiff_solutions", description=__doc__,
+                                   parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("release", parents=[common],
+                        help="regenerate release/ from source/ through nbgrader (Colab badges included)")
+    grade = commands.add_parser("grade", parents=[common], help="autograde DIR/<student>/*.ipynb: "
+                                "feedback, grades-by-notebook.csv, summary")
     grade.add_argument("submissions", help="folder with one sub-folder of notebooks per student")
     grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db, "
-                                           "grades.csv and grading-summary.* go (default: the course root)")
+                                           "grades-by-notebook.csv and grading-summary.* go "
+                                           "(default: the course root)")
     grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
     grade.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                        help="grade only this notebook (01, or 01_noise_for_words); repeat for more; "
                             "default: all")
-    grade.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
+    grade.add_argument("--sandbox", choices=SANDBOX, default="auto",
                        help="run each kernel in a bubblewrap sandbox: auto (where bubblewrap works, "
                             "else warn), required (stop if it does not), off (trust the students)")
-    demo = commands.add_parser("demo", help="grade three sample submissions offline, print scores")
+    export = commands.add_parser("export", parents=[common], help="after manual grading in formgrader: "
+                                 "rewrite grades-by-notebook.csv and the feedback from the gradebook")
+    export.add_argument("--workspace", help="the workspace graded into (default: the course root)")
+    publish = commands.add_parser("publish", parents=[common], help="write the students' public "
+                                  "repository (release notebooks and their README) into DIR")
+    publish.add_argument("directory", metavar="DIR",
+                         help="a new or empty folder, a clone of the students' repository, or a folder "
+                              "publish wrote before; outside the course")
+    demo = commands.add_parser("demo", parents=[common],
+                               help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
-    demo.add_argument("--sandbox", choices=("auto", "required", "off"), default="auto",
-                      help="as for grade")
-    demo.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
-                      help="as for grade")
-    args = parser.parse_args(argv)
+    demo.add_argument("--sandbox", choices=SANDBOX, default="auto", help="as for grade")
+    demo.add_argument("--notebook", action="append", dest="notebooks", metavar="NN", help="as for grade")
+    return main
 
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     started = time.perf_counter()
     try:
         status = dispatch(args)
-    except (FileNotFoundError, NotADirectoryError, RuntimeError, KeyError, ValueError) as err:  # SandboxError too
+    except (OSError, RuntimeError, KeyError, ValueError) as err:  # CourseError, SandboxError too
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
@@ -42,13 +66,15 @@ def main(argv=None):
 
 
 def dispatch(args):
-    course = Course.load(args.course_dir) if args.course_dir else Course.find()
+    from .release import tools_on_path
+    course = Course.load(args.course_dir) if getattr(args, "course_dir", None) else Course.find()
+    tools_on_path()  # before nbgrader runs: `venv/bin/python -m ...` without an activated venv
     if args.command == "release":
         from .release import release
         for path in release(course):
             print(f"wrote {path.relative_to(course.root)}")
-        status = 0
-    elif args.command == "grade":
+        return 0
+    if args.command == "grade":
         from . import summary
         from .grade import grade, print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
@@ -57,8 +83,21 @@ def dispatch(args):
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
               f"summary: {report.csv_path.parent / 'grading-summary.png'}")
-        status = 0 if all(row.status != "failed" for row in report.rows) else 1
-    else:
-        from .demo import demo
-        status = demo(course, args.workspace, sandbox=args.sandbox, selection=args.notebooks)
-    return status
+        return 0 if all(row.status != "failed" for row in report.rows) else 1
+    if args.command == "export":
+        from .export import export
+        from .grade import print_table
+        rows, path, failed = export(course, args.workspace)
+        print_table(rows)
+        for student, why in failed.items():
+            print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
+        print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
+        return 1 if failed else 0
+    if args.command == "publish":
+        from .publish import publish
+        written = publish(course, args.directory)
+        print(f"wrote the students' repository ({len(written)} files) to {args.directory}; commit and "
+              f"push it to https://github.com/{course.public_repository}")
+        return 0
+    from .demo import demo
+    return demo(course, args.workspace, sandbox=args.sandbox, selection=args.notebooks)

@@ -1,4 +1,10 @@
-"""Feedback preprocessing: students see what failed, in words, but none of the hidden tests' code."""
+"""Feedback preprocessing: students see what failed, in words, but none of the hidden tests' code;
+points a person has still to grade read as such, not as 0."""
+from pathlib import Path
+
+import nbgrader
+from nbgrader.api import Gradebook
+from traitlets.config import Config
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from .notebooks import BEGIN_HIDDEN, END_HIDDEN, regions
@@ -68,3 +74,45 @@ class ScrubHiddenCode(NbGraderPreprocessor):
                 if mime.startswith("text/") or mime.endswith("json"):
                     output["data"][mime] = self._scrub(value)
         return cell, resources
+
+
+# Our feedback page (templates/maskdiff_feedback) extends nbgrader's, which lives with formgrader.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
+TEMPLATE = "maskdiff_feedback"
+BOOTSTRAP_CSS = NBGRADER_TEMPLATES.parent / "static" / "node_modules" / "bootstrap" / "dist" / "css"
+
+
+class PendingManualGrades(NbGraderPreprocessor):
+    """Mark each cell a person has still to grade (`pending` in its nbgrader metadata) and put the
+    points still to grade in resources; our feedback template then says "to be graded by a person"
+    where nbgrader's shows a score of 0. Runs after GetGrades."""
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            submitted = gradebook.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            pending = {grade.name: grade.max_score for grade in submitted.grades if grade.needs_manual_grade}
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("grade") and meta.get("grade_id") in pending:
+                meta["pending"] = True
+        info["pending"] = float(sum(pending.values()))
+        return nb, resources
+
+
+def generate_feedback(api, assignment, student):
+    """nbgrader's `NbGraderAPI.generate_feedback` for one student, on our page template (the API
+    forces nbgrader's own). Returns nbgrader's result dict (success, error, log)."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.utils import capture_log, temp_attrs
+    config = Config()
+    config.HTMLExporter.template_name = TEMPLATE
+    config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
+    # where `extends 'feedback/index.html.j2'` and the page's bootstrap.min.css are found
+    config.HTMLExporter.extra_template_paths = [str(NBGRADER_TEMPLATES), str(BOOTSTRAP_CSS)]
+    with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
+        app = GenerateFeedback(coursedir=api.coursedir, parent=api)
+        app.update_config(config)
+        app.force = True
+        return capture_log(app)

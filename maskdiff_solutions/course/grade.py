@@ -28,6 +28,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -40,11 +41,13 @@ from nbgrader.api import Gradebook
 from tqdm.auto import tqdm
 
 from ..grading.checker import Checker
-from . import autograde, notebooks, repair
+from . import autograde, handed_in, notebooks, repair
+from .feedback import generate_feedback
 from .layout import PACKAGE_PARENT, Course
-from .release import generate
+from .release import failure, generate, nbgrader_errors
 from .sandbox import Settings, configured_limits, resolve_mode
 
+CSV_NAME = "grades-by-notebook.csv"  # not nbgrader's grades.csv: `nbgrader export` writes that one
 HIDDEN_PACKAGE = "maskdiff_solutions"
 COURSE_PACKAGES = (HIDDEN_PACKAGE, "maskdiff_client")
 SEVERITY = ["graded", "repaired", "flagged", "failed"]  # a row takes the worst that applies
@@ -57,8 +60,9 @@ class Row:
     status: str            # graded | repaired | flagged | failed | missing
     auto_score: float = 0.0
     auto_max: float = 0.0
+    manual_score: float = 0.0    # points of manually graded cells awarded so far (a blank answer: 0)
     manual_max: float = 0.0
-    manual_pending: bool = False
+    manual_pending: float = 0.0  # points still to be graded by a person (formgrader)
     failed_tests: str = ""
     reason: str = ""
     repairs: str = ""
@@ -273,17 +277,21 @@ def outcome_notes(nb):
 
 
 def scores(gradebook, assignment, notebook, student):
-    """Autograded points, the manual points still to award, and each autograded test's score."""
+    """Autograded points (a person's override counts: withheld marks, or marks lifted in formgrader),
+    the manual points awarded and still to award, and each autograded test's score."""
     submitted = gradebook.find_submission_notebook(notebook, assignment, student)
     answers = {cell.name for cell in gradebook.find_notebook(notebook, assignment).solution_cells}
-    row = {"auto_score": 0.0, "auto_max": 0.0, "manual_max": 0.0, "manual_pending": False,
-           "failed": [], "tests": {}}
+    row = {"auto_score": 0.0, "auto_max": 0.0, "manual_score": 0.0, "manual_max": 0.0,
+           "manual_pending": 0.0, "failed": [], "tests": {}}
     for grade in sorted(submitted.grades, key=lambda g: g.name):
         if grade.name in answers:  # graded by a person, not by a test
             row["manual_max"] += grade.max_score
-            row["manual_pending"] |= bool(grade.needs_manual_grade)
+            if grade.needs_manual_grade:
+                row["manual_pending"] += grade.max_score
+            else:
+                row["manual_score"] += grade.score or 0.0
         else:
-            got = grade.auto_score or 0.0
+            got = grade.score or 0.0
             row["auto_max"] += grade.max_score
             row["auto_score"] += got
             row["tests"][grade.name] = (got, grade.max_score)
@@ -319,20 +327,35 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
                                                    cache=cache, limits=limits or {}).to_dict()
         if any(not info.problem for info in prepared.values()):
             api = NbGraderAPI(config=config)
-            with checker, hidden_package_first(), warnings.catch_warnings():
+            with checker, hidden_package_first(), warnings.catch_warnings(), nbgrader_errors() as errors:
                 # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
                 warnings.filterwarnings("ignore", message=".*not in session.*")
                 result = api.autograde(course.assignment, student, force=True, create=True)
-            outcome = (result["success"], _last_line(result))
+            outcome = (result["success"], "" if result["success"] else failure(result, errors))
     record = checker.record
     result = StudentResult(student, [])
+    notes = {}  # what the re-run shows went wrong, read before the handed-in outputs join it
+    for name, info in prepared.items():
+        graded_nb = work / "autograded" / student / course.assignment / name
+        if outcome[0] and not info.problem and graded_nb.is_file():
+            notes[name] = outcome_notes(notebooks.read(graded_nb))
+            try:  # the manual cells' outputs as handed in, for formgrader and feedback
+                handed_in.carry(graded_nb, scratch / "handed-in" / student / course.assignment / name,
+                                course.release_dir / name)
+            except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
+                notes[name].append(("graded", f"the handed-in outputs could not be shown beside the "
+                                              f"re-run: {type(err).__name__}: {err}"[:300]))
     with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
         untrusted = score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
         if outcome[0]:
-            api.generate_feedback(course.assignment, student, force=True)
+            with nbgrader_errors() as errors:
+                made = generate_feedback(api, course.assignment, student)
+            if not made["success"]:  # the grades stand; the instructor must know the pages are missing
+                for name in notes:
+                    notes[name].append(("graded", f"no feedback page: {failure(made, errors)}"[:500]))
         for name in selected:
             row = _row(course, gradebook, work, student, name, prepared.get(name), outcome, shadow,
-                       result, untrusted.get(name, []), record)
+                       result, untrusted.get(name, []), notes.get(name, []))
             result.rows.append(row)
             result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
                                                         if nb == name for n in names if n in record.verdicts)
@@ -366,7 +389,7 @@ def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
     return suspect
 
 
-def _row(course, gradebook, work, student, name, info, outcome, shadow, result, suspect, record):
+def _row(course, gradebook, work, student, name, info, outcome, shadow, result, suspect, notes):
     notebook = Path(name).stem
     if info is None:
         return Row(student, notebook, "missing", reason=f"{name} was not in the submission")
@@ -380,12 +403,12 @@ def _row(course, gradebook, work, student, name, info, outcome, shadow, result, 
         return row
     got = scores(gradebook, course.assignment, notebook, student)
     row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
-    row.manual_max, row.manual_pending = got["manual_max"], got["manual_pending"]
+    row.manual_score, row.manual_max, row.manual_pending = got["manual_score"], got["manual_max"], got["manual_pending"]
     row.failed_tests = " ".join(got["failed"])
     result.tests[notebook] = got["tests"]
     if info.changes:
         row.mark("repaired", f"{len(info.changes)} repair(s), see repairs")
-    for status, sentence in outcome_notes(notebooks.read(graded_nb)):
+    for status, sentence in notes:
         row.mark(status, sentence)
     if shadow:
         row.mark("flagged", f"submission ships {', '.join(shadow)}, named like a course package; "
@@ -404,26 +427,29 @@ def _row(course, gradebook, work, student, name, info, outcome, shadow, result, 
     return row
 
 
-def _last_line(result):
-    text = (result.get("error") or result.get("log") or "").strip().splitlines()
-    return text[-1] if text else ""
-
-
 # --- the batch --------------------------------------------------------------------------------
 
 def students(submissions):
     return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
 
 
+def check_settings(course, jobs=1):
+    """Every setting grading reads, checked before anyone is graded: a bad one stops the command with
+    its name instead of failing every student (a non-integer seed fails every hidden check)."""
+    from ..grading.core import grading_seed
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    grading_seed("settings")  # MASKDIFF_GRADING_SEED
+    return configured_limits(course.root)  # [tool.maskdiff.sandbox], MASKDIFF_SANDBOX_LIMITS
+
+
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None):
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
-    if jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    limits = check_settings(course, jobs)
     selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
-    limits = configured_limits(course.root)
     workspace.mkdir(parents=True, exist_ok=True)
     cache = warm_caches()
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
@@ -437,24 +463,76 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         tasks = {student: (str(course.root), str(template), student, str(folder),
                            str(Path(scratch) / student), sandbox, cache, limits, selected)
                  for student, folder in batch.items()}
-        bar = tqdm(total=len(tasks), desc="grading", unit="student", disable=not progress,
-                   file=sys.stderr)
+        bar = Progress({student: Path(args[4]) for student, args in tasks.items()}, len(selected),
+                       course.assignment, progress)
         merging = 0.0
-        for student, result in _run(tasks, jobs):
-            started = time.perf_counter()
-            merge(main_db, Path(tasks[student][4]), workspace, result, course.assignment)
-            merging += time.perf_counter() - started
-            results[student] = result
-            bar.update()
-        bar.close()
+        try:
+            for student, result in _run(tasks, jobs):
+                started = time.perf_counter()
+                merge(main_db, Path(tasks[student][4]), workspace, result, course.assignment)
+                merging += time.perf_counter() - started
+                results[student] = result
+                bar.finished(student)
+        finally:
+            bar.close()
     rows = [row for student in sorted(results) for row in results[student].rows]
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
-    csv_path = workspace / "grades.csv"
+    csv_path = workspace / CSV_NAME
     write_csv(rows, csv_path)
     seconds = {(student, notebook): value for student in sorted(results)
                for notebook, value in results[student].check_seconds.items()}
     return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds)
+
+
+class Progress:
+    """A progress bar that moves once per notebook, not once per student: it counts the graded
+    notebooks nbgrader has written in each student's scratch workspace (every notebook of a student
+    whose grading has finished, missing ones included), looking twice a second. Works the same for
+    students graded here and in worker processes."""
+
+    def __init__(self, scratch, per_student, assignment, enabled=True):
+        self.scratch, self.per_student, self.assignment = scratch, per_student, assignment
+        self.done, self.lock, self.stop, self.shown = set(), threading.Lock(), threading.Event(), 0
+        self.bar = tqdm(total=len(scratch) * per_student, desc="grading", unit="notebook",
+                        disable=not enabled, file=sys.stderr)
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        if enabled:
+            self.thread.start()
+
+    def count(self):
+        total = 0
+        for student, folder in self.scratch.items():
+            if student in self.done:
+                total += self.per_student
+            else:
+                graded = folder / "work" / "autograded" / student / self.assignment
+                total += min(self.per_student, len(list(graded.glob("*.ipynb"))) if graded.is_dir() else 0)
+        return total
+
+    def refresh(self):
+        with self.lock:
+            now = self.count()
+            if now > self.shown:
+                self.bar.update(now - self.shown)
+                self.shown = now
+
+    def _watch(self):
+        while not self.stop.wait(0.5):
+            try:
+                self.refresh()
+            except OSError:  # a scratch folder removed while we looked
+                continue
+
+    def finished(self, student):
+        self.done.add(student)
+        self.refresh()
+
+    def close(self):
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
+        self.bar.close()
 
 
 def warm_caches():
@@ -575,17 +653,36 @@ def write_csv(rows, path):
             writer.writerow(asdict(row))
 
 
-def print_table(rows):
-    print(f"{'student':<14} {'notebook':<22} {'status':<8} {'auto':>9} {'manual':>7}  notes")
-    for row in rows:
-        auto = f"{row.auto_score:g}/{row.auto_max:g}"
-        manual = f"{row.manual_max:g}" + ("*" if row.manual_pending else "")
-        notes = row.reason or (f"failed: {row.failed_tests}" if row.failed_tests else "")
-        print(f"{row.student:<14} {row.notebook:<22} {row.status:<8} {auto:>9} {manual:>7}  {notes}")
-    if any(row.manual_pending for row in rows):
-        print("* manual points still to award (nbgrader formgrader)")
+def manual_cell(row):
+    """The manual column in words that cannot be misread: awarded/out of, and what is still to grade."""
+    if not row.manual_max:
+        return "-"
+    if row.manual_pending >= row.manual_max:
+        return f"{row.manual_max:g} to grade"
+    if row.manual_pending:
+        return f"{row.manual_score:g}/{row.manual_max - row.manual_pending:g} +{row.manual_pending:g} to grade"
+    return f"{row.manual_score:g}/{row.manual_max:g}"
+
+
+def table(rows):
+    """The grading table as text, its columns as wide as their longest entry."""
+    header = ("student", "notebook", "status", "auto", "manual", "notes")
+    lines = [(row.student, row.notebook, row.status, f"{row.auto_score:g}/{row.auto_max:g}", manual_cell(row),
+              row.reason or (f"failed: {row.failed_tests}" if row.failed_tests else "")) for row in rows]
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(5)]
+    align = ("<", "<", "<", ">", ">")
+    out = ["  ".join(f"{value:{a}{w}}" for value, a, w in zip(line[:5], align, widths)) + "  " + line[5]
+           for line in [header, *lines]]
+    out = [line.rstrip() for line in out]
+    out.append("auto: autograded points / out of. manual: points a person awarded / out of "
+               "(a blank answer gets 0 from nbgrader); 'N to grade': N points still to be graded by a "
+               "person in formgrader (then `python -m maskdiff_solutions export`).")
     repaired = [row for row in rows if row.repairs]
     if repaired:
-        print("\nrepairs (the students' own files are unchanged):")
-        for row in repaired:
-            print(f"  {row.student} / {row.notebook}: {row.repairs}")
+        out.append("\nrepairs (the students' own files are unchanged):")
+        out += [f"  {row.student} / {row.notebook}: {row.repairs}" for row in repaired]
+    return "\n".join(out)
+
+
+def print_table(rows):
+    print(table(rows))

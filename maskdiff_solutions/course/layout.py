@@ -1,5 +1,6 @@
 """Where the course lives: its root, settings, notebooks and nbgrader configuration."""
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,31 +11,71 @@ from traitlets.config.loader import PyFileConfigLoader
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]  # the folder that holds maskdiff_solutions/
 
 
+# [tool.maskdiff] of pyproject.toml: each setting, what a valid value looks like, and what it is.
+SETTINGS = {
+    "assignment": (r"[A-Za-z0-9_-]+", "the nbgrader assignment (source/<assignment>/)"),
+    "public_repository": (r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+",
+                          "the students' public GitHub repository, owner/name (`publish` writes it; "
+                          "the Colab badges point at it)"),
+    "public_branch": (r"[A-Za-z0-9_.][A-Za-z0-9_./-]*", "its branch the badges open"),
+}
+RENAMED = {"repository": "public_repository", "branch": "public_branch"}
+TABLES = {"sandbox"}  # sub-tables read elsewhere (course/sandbox.py)
+
+
+def _settings(pyproject):
+    """[tool.maskdiff] of pyproject.toml, checked: an unknown key or a malformed value is an error
+    that names it (a typo must not silently fall back to a default)."""
+    if not pyproject.is_file():
+        return {}
+    try:
+        settings = tomllib.loads(pyproject.read_text()).get("tool", {}).get("maskdiff", {})
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{pyproject} is not valid TOML: {err}") from None
+    for key, value in settings.items():
+        where = f"{pyproject} [tool.maskdiff] {key}"
+        if key in RENAMED:
+            raise ValueError(f"{where}: renamed to {RENAMED[key]} (the badges point at the students' "
+                             f"public repository, not at this one, which holds the solutions)")
+        if key in TABLES:
+            continue
+        if key not in SETTINGS:
+            raise ValueError(f"{where}: unknown setting; known: {', '.join(SETTINGS)}")
+        pattern, meaning = SETTINGS[key]
+        if not isinstance(value, str) or not re.fullmatch(pattern, value):
+            raise ValueError(f"{where} = {value!r} is not {meaning}")
+    return settings
+
+
 @dataclass(frozen=True)
 class Course:
     root: Path
     assignment: str = "maskdiff"
-    repository: str = ""
-    branch: str = "main"
+    public_repository: str = ""
+    public_branch: str = "main"
 
     @classmethod
     def find(cls, start=None):
-        """The course whose root holds nbgrader_config.py: start (or the cwd), else this checkout."""
-        for candidate in (Path(start or os.getcwd()).resolve(), PACKAGE_PARENT):
+        """The course whose root holds nbgrader_config.py and source/: start (default the current
+        folder) or the nearest folder above it. Never anywhere else (not the checkout this package
+        was installed from): grading writes into the course root."""
+        start = Path(start or os.getcwd()).resolve()
+        for candidate in (start, *start.parents):
             if (candidate / "nbgrader_config.py").is_file() and (candidate / "source").is_dir():
                 return cls.load(candidate)
-        raise FileNotFoundError("no course root found: run from the folder that holds "
-                                "nbgrader_config.py and source/, or pass --course-dir")
+        raise FileNotFoundError(f"no course root in {start} or any folder above it (a course root holds "
+                                f"nbgrader_config.py and source/): run from the course root or pass "
+                                f"--course-dir DIR")
 
     @classmethod
     def load(cls, root):
         root = Path(root).resolve()
-        settings = {}
-        pyproject = root / "pyproject.toml"
-        if pyproject.is_file():
-            settings = tomllib.loads(pyproject.read_text()).get("tool", {}).get("maskdiff", {})
-        return cls(root, settings.get("assignment", "maskdiff"), settings.get("repository", ""),
-                   settings.get("branch", "main"))
+        if not (root / "nbgrader_config.py").is_file() or not (root / "source").is_dir():
+            raise FileNotFoundError(f"{root} is not a course root: it must hold nbgrader_config.py and "
+                                    f"source/")
+        settings = _settings(root / "pyproject.toml")
+        return cls(root, settings.get("assignment", "maskdiff"), settings.get("public_repository", ""),
+                   settings.get("public_branch", "main"))
 
     @property
     def source_dir(self):
@@ -66,8 +107,10 @@ class Course:
         return [name for name in every if name in chosen]
 
     def colab_url(self, notebook):
-        return (f"https://colab.research.google.com/github/{self.repository}/blob/{self.branch}/"
-                f"release/{self.assignment}/{notebook}")
+        """Where a notebook's "Open in Colab" badge points: the notebook at the top of the students'
+        public repository (see `publish`)."""
+        return (f"https://colab.research.google.com/github/{self.public_repository}/blob/"
+                f"{self.public_branch}/{notebook}")
 
     def nbgrader_config(self, workspace=None, **overrides):
         """nbgrader_config.py plus absolute paths, so that a workspace elsewhere still reads source/."""

@@ -16,6 +16,10 @@ def read(path):
     return nbformat.read(str(path), as_version=4)
 
 
+def read_text(text):
+    return nbformat.reads(text, as_version=4)
+
+
 def write(nb, path):
     """nbformat's own layout (sorted keys, indent 1) plus a final newline: byte-stable output."""
     text = nbformat.writes(nb)
@@ -79,6 +83,24 @@ def without_markers(source):
     kept = [line for line in source.splitlines()
             if BEGIN_SOLUTION not in line and END_SOLUTION not in line]
     return "\n".join(kept)
+
+
+def secret_lines(*nbs):
+    """Lines (stripped) found in the solutions or hidden tests of the source notebooks and nowhere else
+    in them (a line a notebook gives students in the open is not secret): none may reach students."""
+    secret, public = set(), set()
+    for nb in nbs:
+        for cell in nb.cells:
+            hidden = regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+            if is_solution(cell):
+                found = regions(cell.source, BEGIN_SOLUTION, END_SOLUTION) if cell.cell_type == "code" \
+                    else [cell.source]
+            else:
+                found = []
+            inside = {line.strip() for block in found + hidden for line in block.splitlines()}
+            secret |= inside
+            public |= {line.strip() for line in cell.source.splitlines()} - inside
+    return {line for line in secret - public if line}
 
 
 def defined_functions(source):

@@ -1,6 +1,11 @@
-"""`release`: regenerate release/ from source/ through nbgrader, byte for byte reproducibly."""
+"""`release`: regenerate release/ from source/ through nbgrader, byte for byte reproducibly; and how
+we call nbgrader so that its failures say what went wrong."""
+import logging
+import os
 import shutil
+import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
@@ -12,22 +17,95 @@ class CourseError(RuntimeError):
     """A step of the course pipeline failed; the message says which and why."""
 
 
+def tools_on_path():
+    """nbgrader shells out to commands installed beside it (`alembic`, when it opens a gradebook).
+    Run as `venv/bin/python -m maskdiff_solutions` without activating the venv, they are not on PATH:
+    put this interpreter's own bin folder first (not resolved: a venv's python is a link)."""
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    if here not in path:
+        os.environ["PATH"] = os.pathsep.join([here, *filter(None, path)])
+    if shutil.which("alembic") is None:
+        raise CourseError(f"nbgrader needs the `alembic` command (installed with nbgrader), and it is "
+                          f"neither beside this Python ({here}) nor on PATH: install nbgrader into the "
+                          f"environment of {sys.executable} (bash .ci/setup)")
+
+
+class _Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.messages = []
+
+    def emit(self, record):
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # noqa: BLE001 - a badly formatted record must not hide the others
+            self.messages.append(str(record.msg))
+
+
+# nbgrader's lines that say nothing about the failure (the exchange is never used here)
+GENERIC = ("Please see the", "There was an error processing assignment", "Unwritable directory")
+
+
+@contextmanager
+def nbgrader_errors():
+    """Collect the error lines nbgrader logs while it runs: its API hands back only a traceback that
+    ends in 'Please see the above traceback', while the real error went to its log."""
+    handler = _Collect()
+    logger = logging.getLogger("traitlets")  # nbgrader's apps log there
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+
+
+def failure(result, messages, most=8):
+    """nbgrader's real error lines: each logged error, a traceback by its last line (the exception),
+    without nbgrader's 'see the above traceback'; else the last line of its own traceback."""
+    lines = []
+    for message in messages:
+        text = [line.rstrip() for line in str(message).splitlines() if line.strip()]
+        if not text or any(text[0].startswith(generic) for generic in GENERIC):
+            continue
+        line = text[-1].strip() if text[0].startswith("Traceback") else " ".join(text)
+        if line not in lines:
+            lines.append(line[:500])
+    if not lines:
+        text = [line for line in (result.get("error") or result.get("log") or "").splitlines() if line.strip()]
+        lines = text[-1:] or ["no error message"]
+    hint = (" (nbgrader runs the `alembic` command; install nbgrader into this Python's environment)"
+            if any("'alembic'" in line for line in lines) else "")
+    return "; ".join(lines[-most:]) + hint
+
+
 def generate(course, release_root, workspace):
-    """nbgrader generate_assignment into release_root/<assignment>; also fills the gradebook."""
+    """nbgrader generate_assignment into release_root/<assignment>; also fills the gradebook. Each
+    notebook gets its Colab badge when the course names its public repository."""
+    tools_on_path()
     Path(workspace).mkdir(parents=True, exist_ok=True)
     config = course.nbgrader_config(workspace, release_directory=release_root)
-    result = NbGraderAPI(config=config).generate_assignment(course.assignment, force=True)
+    with nbgrader_errors() as messages:
+        result = NbGraderAPI(config=config).generate_assignment(course.assignment, force=True)
     if not result["success"]:
-        raise CourseError(f"nbgrader generate_assignment failed:\n{result.get('error') or result.get('log')}")
+        raise CourseError(f"nbgrader generate_assignment failed: {failure(result, messages)}")
     out = Path(release_root) / course.assignment
     for path in sorted(out.glob("*.ipynb")):
-        nb = notebooks.insert_badge(notebooks.read(path), course.colab_url(path.name))
-        notebooks.write(nb, path)
+        if course.public_repository:
+            notebooks.write(notebooks.insert_badge(notebooks.read(path), course.colab_url(path.name)), path)
     return out
+
+
+def needs_public_repository(course):
+    if not course.public_repository:
+        raise CourseError(f"{course.root / 'pyproject.toml'} [tool.maskdiff] has no public_repository: "
+                          f"name the students' public GitHub repository (owner/name) that the Colab "
+                          f"badges open")
 
 
 def release(course, workspace=None):
     """Rewrite release/<assignment>/ from source/; returns the notebooks written."""
+    needs_public_repository(course)
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         built = generate(course, scratch, workspace or scratch)
         shutil.rmtree(course.release_dir, ignore_errors=True)

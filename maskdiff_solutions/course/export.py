@@ -1,0 +1,75 @@
+"""`export`: after manual grading, bring grades-by-notebook.csv and the feedback pages up to date
+with the gradebook.
+
+`grade` writes one row per (student, notebook) with what happened while grading (status, reason,
+repairs), which the gradebook does not hold. A person then awards the manual points in formgrader;
+`export` reads the gradebook again and rewrites each row's scores (a person's override of an
+autograded test, such as lifting withheld marks, counts), keeping everything else, and makes every
+autograded student's feedback again (with the points and comments now awarded). nbgrader's own
+`nbgrader export` writes grades.csv (one row per student and assignment) and never touches ours.
+"""
+import csv
+from dataclasses import fields
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from .feedback import generate_feedback
+from .grade import CSV_NAME, Row, scores, write_csv
+from .release import failure, nbgrader_errors, tools_on_path
+
+
+def read_csv(path):
+    """Rows of a grades-by-notebook.csv, typed as grading wrote them."""
+    kinds = {f.name: f.type for f in fields(Row)}
+    rows = []
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = set(kinds) - set(reader.fieldnames or [])
+        if missing:
+            raise ValueError(f"{path} lacks the columns {', '.join(sorted(missing))}: it was not "
+                             f"written by `python -m maskdiff_solutions grade`")
+        for record in reader:
+            rows.append(Row(**{name: float(record[name] or 0) if kinds[name] in (float, "float")
+                               else record[name] for name in kinds}))
+    return rows
+
+
+def export(course, workspace=None):
+    """Rewrite the workspace's grades-by-notebook.csv from its gradebook and make the feedback again;
+    returns (rows, path, {student: why their feedback could not be made})."""
+    workspace = Path(workspace or course.root).resolve()
+    path, db = workspace / CSV_NAME, workspace / "gradebook.db"
+    for needed in (path, db):
+        if not needed.is_file():
+            raise FileNotFoundError(f"no {needed.name} in {workspace}: grade first "
+                                    f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
+    rows = read_csv(path)
+    with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
+        for row in rows:
+            if row.status not in ("graded", "repaired", "flagged"):
+                continue  # never autograded: nothing in the gradebook
+            try:
+                got = scores(gradebook, course.assignment, row.notebook, row.student)
+            except MissingEntry:
+                continue
+            row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
+            row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
+            row.manual_pending = got["manual_pending"]  # failed_tests stays: what the checker said
+    write_csv(rows, path)
+    return rows, path, feedback(course, workspace, sorted({row.student for row in rows
+                                                           if row.status in ("graded", "repaired", "flagged")}))
+
+
+def feedback(course, workspace, students):
+    """Make the feedback pages of these students again; returns {student: why it failed}."""
+    from nbgrader.apps import NbGraderAPI
+    tools_on_path()
+    api = NbGraderAPI(config=course.nbgrader_config(workspace))
+    failed = {}
+    for student in students:
+        with nbgrader_errors() as errors:
+            result = generate_feedback(api, course.assignment, student)
+        if not result["success"]:
+            failed[student] = failure(result, errors)
+    return failed

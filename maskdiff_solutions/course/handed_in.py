@@ -1,0 +1,82 @@
+"""Manually graded cells are graded on what the student ran, not on the grader's re-run.
+
+nbgrader clears every output and re-runs the notebook, and the re-run is shrunk (quick mode, stand-in
+networks and stories): a loss curve of 200 steps, stories of 20. The plots and printouts a person
+grades are the student's own, saved in the notebook they handed in. After autograde, `carry` puts
+them back into the graded notebook, which both formgrader and the feedback pages show: each manually
+graded code cell gets the outputs as handed in, under a label saying so, and after them the grader's
+re-run, under a label of its own.
+
+The handed-in outputs are the student's JSON, not a kernel's: each goes through `inert.inert_output`
+(text and checked images only, cut to size) and the cell and the notebook have budgets of their own.
+Student markdown cells are made inert the same way (`inert.inert_markdown`).
+"""
+from nbformat.v4 import new_output
+
+from . import inert, notebooks
+
+MAX_OUTPUTS = 30             # handed-in outputs kept per cell
+MAX_CELL_CHARS = 4_000_000   # ... and characters per cell
+MAX_NOTEBOOK_CHARS = 12_000_000  # ... and per notebook, all cells together
+MARK = {"maskdiff": "handed-in"}  # metadata of the outputs and labels carry adds
+
+STUDENT_LABEL = ("**As handed in: the student's own run.** These are the outputs saved in the notebook "
+                 "the student handed in (their full-size run, e.g. on Colab). Grade this cell on them. "
+                 "Only text and images are shown.")
+NO_OUTPUT_LABEL = ("**As handed in: no outputs.** The student handed in this cell without outputs (not "
+                   "run, or cleared before handing in).")
+RERUN_LABEL = ("**Re-run by the grader** in quick mode (shrunk experiments, stand-in networks and "
+               "stories): it shows that the code runs, not the results to grade.")
+
+
+def label(text):
+    return new_output("display_data", data={"text/markdown": text, "text/plain": text.replace("**", "")},
+                      metadata=dict(MARK))
+
+
+def handed_in_outputs(cell, budget):
+    """(the cell's outputs made inert within the budgets, characters used)."""
+    kept, used, dropped = [], 0, 0
+    outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
+    for output in outputs:
+        if len(kept) >= MAX_OUTPUTS:
+            dropped += 1
+            continue
+        clean = inert.inert_output(output)
+        cost = inert.data_size(clean)
+        if used + cost > min(MAX_CELL_CHARS, budget):
+            dropped += 1
+            continue
+        if clean.output_type in ("display_data", "execute_result"):
+            clean.metadata.update(MARK)
+        kept.append(clean)
+        used += cost
+    if dropped:
+        kept.append(new_output("stream", name="stderr", text=f"[left out by the grader: {dropped} more handed-in "
+                                                             f"outputs, over its budget]\n"))
+    return kept, used
+
+
+def carry(graded_path, handed_in_path, release_path):
+    """Put the handed-in outputs of every manually graded code cell into the graded notebook, labelled,
+    before the re-run's, and make the student's markdown inert; returns the grade_ids carried."""
+    graded = notebooks.read(graded_path)
+    try:
+        handed = {notebooks.grade_id(cell): cell for cell in notebooks.read(handed_in_path).cells
+                  if notebooks.grade_id(cell)}
+    except Exception:  # noqa: BLE001 - prepare wrote it; if it cannot be read, show the re-run alone
+        handed = {}
+    ours = {cell.source for cell in notebooks.read(release_path).cells if cell.cell_type == "markdown"}
+    carried, budget = [], MAX_NOTEBOOK_CHARS
+    for cell in graded.cells:
+        if cell.cell_type == "markdown" and cell.source not in ours:
+            inert.inert_markdown(cell)
+        if cell.cell_type != "code" or not notebooks.is_manual(cell):
+            continue
+        own, used = handed_in_outputs(handed.get(notebooks.grade_id(cell), {}), budget)
+        budget -= used
+        rerun = list(cell.get("outputs", []))
+        cell.outputs = [label(STUDENT_LABEL if own else NO_OUTPUT_LABEL), *own, label(RERUN_LABEL), *rerun]
+        carried.append(notebooks.grade_id(cell))
+    notebooks.write(graded, graded_path)
+    return carried

@@ -1,0 +1,180 @@
+"""`publish DIR`: write the students' public repository.
+
+A course keeps two repositories. This one, the instructors', is private: it holds source/ (the
+solutions), the hidden package, the tests and, once grading has run, the students' work. Students get
+a second, public one (`[tool.maskdiff] public_repository` in pyproject.toml), which holds only what
+they need: the release notebooks at its top, where their "Open in Colab" badges point, a README for
+students with the same badges, a requirements.txt for their own machines and a .gitignore. The
+notebooks fetch nothing from either repository at run time (networks and stories come from the
+Hugging Face hub), so nothing else is needed.
+
+The notebooks are generated afresh from source/ (the same bytes as `release`), and every file is
+checked before anything is written: no solution or hidden-test line of any source notebook, no
+solution or hidden-test marker, no Python file, nothing named like a course package.
+"""
+import re
+import tempfile
+from pathlib import Path
+
+from . import notebooks
+from .release import CourseError, generate, needs_public_repository
+
+MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
+COURSE_NAMES = ("maskdiff_solutions", "maskdiff_client", "source", "tests", "gradebook", "autograded",
+                "submitted", "feedback", "collected", "nbgrader_config")
+FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
+                  notebooks.END_HIDDEN, "run_check", "maskdiff_solutions", "maskdiff_client")
+GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
+BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
+                   r"([^)\s]+\.ipynb)\)")
+
+STUDENT_README = """\
+# Masked diffusion language models: the notebooks
+
+{count} notebooks in which you build a masked (absorbing) diffusion language model yourself: the
+noise schedule, forward masking, undiffusion, greedy decoding, the training loss, a chat loop and a
+batched sampler. Along the way you chat with a real diffusion language model and train your own.
+
+| notebook | open it |
+| --- | --- |
+{table}
+
+## Working on them
+
+1. Click a notebook's badge: it opens in Google Colab. *File → Save a copy in Drive* keeps your work.
+2. For notebooks {gpu}, pick *Runtime → Change runtime type → T4 GPU* first.
+3. Fill in every `YOUR CODE HERE` and `YOUR ANSWER HERE`, and run the tests under each function (they
+   are the visible ones; the grader runs more).
+4. **Run the whole notebook, top to bottom, before you hand it in.** The plots and printouts you are
+   asked for are graded by a person on the outputs saved in the file you hand in; the grader's own
+   re-run uses much smaller experiments and cannot stand in for yours.
+5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*).
+
+Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
+opens with one cell, *your functions from earlier notebooks*, where you paste them. That cell is not
+graded, and a function is graded only in the notebook that introduces it.
+
+## On your own machine
+
+```bash
+pip install -r requirements.txt
+jupyter lab
+```
+
+The first run downloads what the notebooks use from the Hugging Face hub (no account needed): the chat
+network `dllm-hub/ModernBERT-large-chat-v0.1` (0.9 GB) for notebook 3 and 4 MB of TinyStories for
+notebooks 4 and 5. Notebooks 1, 2 and 5 run on a laptop's processor in a minute or two; 3 and 4 are
+much faster on a GPU (notebook 4 trains for about a quarter of an hour on a processor).
+"""
+
+STUDENT_IGNORE = "# what the notebooks download or write\n.ipynb_checkpoints/\n__pycache__/\ndata/\n"
+
+
+def title(nb, fallback):
+    """The notebook's heading: its first markdown line that starts with '# '."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def student_requirements(course):
+    """What a student's own machine needs: the course's requirements above its instructors' part,
+    and Jupyter."""
+    kept = []
+    for line in (course.root / "requirements.txt").read_text().splitlines():
+        if line.strip().lower().startswith("# instructors"):
+            break
+        if line.strip() and not line.startswith("#"):
+            kept.append(line.strip())
+    return "# What the notebooks need on your own machine (Colab already has all of it).\n" + \
+        "\n".join(kept + ["jupyter"]) + "\n"
+
+
+def build(course, scratch):
+    """{relative path: text} of the students' repository (the notebooks generated afresh)."""
+    built = generate(course, Path(scratch) / "release", Path(scratch) / "workspace")
+    files, rows = {}, []
+    for path in sorted(built.glob("*.ipynb")):
+        nb = notebooks.read(path)
+        files[path.name] = path.read_text(encoding="utf-8")
+        badge = f"[![Open In Colab]({notebooks.BADGE_IMAGE})]({course.colab_url(path.name)})"
+        rows.append(f"| {title(nb, path.stem)} (`{path.name}`) | {badge} |")
+    files["README.md"] = STUDENT_README.format(count=len(rows), table="\n".join(rows),
+                                               gpu=" and ".join(GPU_NOTEBOOKS))
+    files["requirements.txt"] = student_requirements(course)
+    files[".gitignore"] = STUDENT_IGNORE
+    return files
+
+
+def leaks(course, files):
+    """What in files must not reach students, in words (empty: nothing)."""
+    found = []
+    secret = notebooks.secret_lines(*(notebooks.read(course.source_dir / name) for name in course.notebooks()))
+    for relative, text in files.items():
+        parts = Path(relative).parts
+        if Path(relative).suffix in (".py", ".pyc", ".db", ".sqlite") or any(
+                part.startswith(COURSE_NAMES) for part in parts):
+            found.append(f"{relative}: a file the students' repository never holds")
+        for marker in FORBIDDEN_TEXT:
+            if marker in text:
+                found.append(f"{relative}: holds {marker!r}")
+        lines = {line.strip() for line in text.splitlines()}
+        if relative.endswith(".ipynb"):
+            nb = notebooks.read_text(text)
+            lines = {line.strip() for cell in nb.cells for line in cell.source.splitlines()}
+            if any(cell.get("outputs") for cell in nb.cells):
+                found.append(f"{relative}: has outputs")
+        for line in sorted(lines & secret)[:3]:
+            found.append(f"{relative}: holds the solution or hidden-test line {line!r}")
+    return found
+
+
+def _target(course, directory):
+    target = Path(directory).resolve()
+    root = course.root
+    if target == root or root in target.parents or target in root.parents:
+        raise CourseError(f"{target} is inside the course repository (or holds it): the students' "
+                          f"repository is a repository of its own; publish it somewhere else")
+    if target.exists() and not target.is_dir():
+        raise CourseError(f"{target} is not a folder")
+    entries = [p for p in target.iterdir() if p.name != ".git"] if target.is_dir() else []
+    if entries and not (target / MANIFEST).is_file():
+        raise CourseError(f"{target} already holds files that publish did not write "
+                          f"({', '.join(sorted(p.name for p in entries)[:5])}): give a new or empty "
+                          f"folder, a fresh clone of the students' repository, or a folder publish wrote")
+    return target
+
+
+def publish(course, directory):
+    """Write the students' repository into directory; returns the files written (relative)."""
+    needs_public_repository(course)
+    target = _target(course, directory)
+    with tempfile.TemporaryDirectory(prefix="maskdiff-publish-") as scratch:
+        files = build(course, scratch)
+    files[MANIFEST] = "\n".join(["# written by the course's publish command, which replaces these files next "
+                                 "time and leaves every other file alone", *sorted(files)]) + "\n"
+    found = leaks(course, files)
+    if found:
+        raise CourseError("refusing to publish, the students' repository would leak: " + "; ".join(found[:10]))
+    target.mkdir(parents=True, exist_ok=True)
+    if (target / MANIFEST).is_file():  # what the last publish wrote goes; the rest (LICENSE, .github/) stays
+        for line in (target / MANIFEST).read_text().splitlines():
+            old = target / line.strip()
+            if line.strip() and not line.startswith("#") and target in old.resolve().parents \
+                    and old.is_file() and not old.is_symlink():
+                old.unlink()
+    for relative, text in sorted(files.items()):
+        path = target / relative
+        if path.is_symlink():
+            path.unlink()
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    return sorted(files)
+
+
+def badge_targets(text):
+    """(repository, branch, path) of every Colab badge link in a text."""
+    return BADGE.findall(text)

@@ -1,0 +1,195 @@
+"""Manually graded cells are graded on the student's own outputs: a notebook 04 handed in with the
+outputs of a full run (a figure, printed text) is graded, and formgrader's view of the graded
+notebook and the student's feedback show that figure, labelled, beside the grader's re-run. The
+handed-in outputs are hostile input: scripts, HTML, SVG, fake images and floods never reach a page.
+Feedback says how many points are still to be graded by a person; `export` picks up the points a
+person awarded later.
+
+One student, one notebook (04): a single grading run shared by the tests of this module.
+"""
+import base64
+import csv
+import io
+import json
+
+import matplotlib
+import pytest
+from nbformat.v4 import new_output
+from nbgrader.api import Gradebook
+
+from maskdiff_solutions.course import cli, handed_in, inert, notebooks
+from maskdiff_solutions.course.demo import solved
+from maskdiff_solutions.course.grade import CSV_NAME, grade
+from tests.support.pages import active, formgrader_view
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.nb04]
+NB = "04_training.ipynb"
+STUDENT = "full_run"
+FIGURE_CELL, HOSTILE_CELL, ANSWER_CELL = "plot_story_loss", "compare_guesses", "story_settings_comparison"
+OWN_TEXT = "final loss 0.4987 after 5000 steps (my own run on a T4)"
+PWNED = ("pwned-html", "pwned-js", "pwned-svg", "pwned-attr", "pwned-md")
+
+
+def figure_png():
+    """The student's own figure: a loss curve that ends below the 0.50 floor, drawn here."""
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([2.0, 1.1, 0.7, 0.52, 0.4987])
+    ax.set_title("my loss: 0.4987")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def hostile_outputs():
+    png = figure_png()
+    return [
+        new_output("display_data", data={"text/html": '<script>alert("pwned-html")</script>',
+                                         "text/plain": "the html's plain twin"}),
+        new_output("display_data", data={"application/javascript": 'alert("pwned-js")'}),
+        new_output("display_data", data={"image/svg+xml": "<svg onload=\"alert('pwned-svg')\"/>"}),
+        new_output("display_data", data={"image/png": "x\" onerror=\"alert('pwned-attr')"}),
+        new_output("display_data", data={"image/png": base64.b64encode(b"GIF89a not a png").decode()}),
+        new_output("display_data", data={"image/png": png},
+                   metadata={"image/png": {"width": "1 onerror=alert('pwned-attr')", "height": 50},
+                             "filenames": {"image/png": "/etc/passwd"}}),
+        new_output("stream", name="stdout", text="z" * 100_000),
+        *[new_output("stream", name="stdout", text=f"line {i}\n") for i in range(40)],
+    ]
+
+
+def full_run(course):
+    """The reference notebook 04 as a student hands it in after running it in full on Colab."""
+    nb = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
+    png = figure_png()
+    for cell in nb.cells:
+        name = notebooks.grade_id(cell)
+        if cell.cell_type == "code" and notebooks.is_manual(cell):
+            cell.outputs = [new_output("stream", name="stdout", text=OWN_TEXT + "\n"),
+                            new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+            if name == HOSTILE_CELL:
+                cell.outputs = hostile_outputs()
+        if name == ANSWER_CELL:
+            cell.source = "Longer training helps. <img src=x onerror=alert('pwned-md')>"
+    return nb, png
+
+
+@pytest.fixture(scope="module")
+def graded(course, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("handed-in")
+    nb, png = full_run(course)
+    (folder / "collected" / STUDENT).mkdir(parents=True)
+    notebooks.write(nb, folder / "collected" / STUDENT / NB)
+    report = grade(course, folder / "collected", folder / "ws", progress=False, notebooks=["04"])
+    return folder / "ws", report, png
+
+
+def test_the_grader_sees_the_students_own_figure_in_formgrader(course, graded):
+    workspace, report, png = graded
+    row = report.rows[0]
+    assert (row.status, row.auto_score, row.auto_max, row.reason) == ("graded", 10, 10, ""), row
+    html = formgrader_view(course, workspace, STUDENT, NB)
+    assert png in html and OWN_TEXT in html
+    assert "As handed in: the student" in html and "Re-run by the grader" in html
+    nb = notebooks.read(workspace / "autograded" / STUDENT / "maskdiff" / NB)
+    cell = next(c for c in nb.cells if notebooks.grade_id(c) == FIGURE_CELL)
+    kinds = [o.get("metadata", {}).get("maskdiff") or o.output_type for o in cell.outputs]
+    rerun = kinds.index("handed-in", 3)  # label, own text, own figure, then the re-run's label
+    assert cell.outputs[0].data["text/markdown"] == handed_in.STUDENT_LABEL
+    assert cell.outputs[2].data["image/png"] == png
+    assert cell.outputs[rerun].data["text/markdown"] == handed_in.RERUN_LABEL
+
+
+def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(graded):
+    workspace, report, png = graded
+    html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
+    assert png in html and OWN_TEXT in html and "As handed in: the student" in html
+    pending = report.rows[0].manual_pending
+    assert pending == report.rows[0].manual_max == 13
+    assert f"Score so far: 10 / 10; {pending:g} points still to be graded by a person" in html
+    assert "to be graded by a person (2 points)" in html
+    assert "Score: 0 / 2" not in html and "Score: 0.0 / 2.0" not in html
+
+
+@pytest.mark.parametrize("page", ["formgrader", "feedback"])
+def test_hostile_handed_in_outputs_stay_inert(course, graded, page):
+    workspace = graded[0]
+    html = formgrader_view(course, workspace, STUDENT, NB) if page == "formgrader" else \
+        (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
+    for word in PWNED[:-1]:
+        assert word not in html, word
+    assert active(html, "pwned") == [] and "<img src=x" not in html
+    assert "pwned-md" in html  # the answer is shown, as text
+    assert "/etc/passwd" not in html
+    assert "the html's plain twin" in html
+    assert "z" * 20_001 not in html and "z" * 1000 in html
+    nb = notebooks.read(workspace / "autograded" / STUDENT / "maskdiff" / NB)
+    cell = next(c for c in nb.cells if notebooks.grade_id(c) == HOSTILE_CELL)
+    own = cell.outputs[1:cell.outputs.index(next(o for o in cell.outputs[1:] if o.get("metadata", {})
+                                                  .get("maskdiff") and "text/markdown" in o.get("data", {})))]
+    assert len(own) == handed_in.MAX_OUTPUTS + 1 and "more handed-in outputs, over its budget" in own[-1].text
+    for output in own:
+        assert set(output.get("data", {})) <= {"text/plain", "image/png", "image/jpeg", "image/gif"}
+        assert set(output.get("metadata", {})) <= {"image/png", "maskdiff"}
+
+
+def test_export_picks_up_manual_points_and_keeps_our_file(course, graded, capsys):
+    workspace = graded[0]
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        submitted = gradebook.find_submission_notebook("04_training", "maskdiff", STUDENT)
+        answers = {c.name for c in gradebook.find_notebook("04_training", "maskdiff").solution_cells}
+        for g in submitted.grades:
+            if g.name in answers:  # what formgrader does when a person enters a score
+                g.manual_score = g.max_score - 1 if g.name == FIGURE_CELL else g.max_score
+                g.needs_manual_grade = False
+        gradebook.db.commit()
+    status = cli.main(["export", "--workspace", str(workspace), "--course-dir", str(course.root)])
+    out = capsys.readouterr().out
+    assert status == 0 and "12/13" in out
+    with open(workspace / CSV_NAME) as handle:
+        row = next(csv.DictReader(handle))
+    assert (float(row["manual_score"]), float(row["manual_pending"]), row["status"]) == (12, 0, "graded")
+    assert not (workspace / "grades.csv").exists()  # nbgrader export's file, never ours
+    html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
+    assert "Score: 22 / 23" in html and "still to be graded" not in html
+
+
+def test_inert_output_rebuilds_from_allowed_fields_only():
+    png = figure_png()
+    evil = {"output_type": "display_data", "data": {"image/png": png, "text/html": "<b>x</b>"},
+            "metadata": {"image/png": {"width": 100, "unconfined": True}, "filenames": {"image/png": "x"}},
+            "transient": {"display_id": "x"}}
+    clean = inert.inert_output(evil)
+    assert clean.data["image/png"] == png and "text/html" not in clean.data
+    assert clean.metadata == {"image/png": {"width": 100}} and "transient" not in clean
+    assert inert.inert_output({"output_type": "nonsense"}).output_type == "stream"
+    assert inert.inert_output("not a dict").output_type == "stream"
+    assert "not base64" in inert.inert_output({"output_type": "display_data",
+                                               "data": {"image/jpeg": "%%%"}}).data["text/plain"]
+    json.dumps(clean)  # plain data
+
+
+@pytest.mark.parametrize("source", [
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
+    "[x](jav&#97;script:alert(1))", "<javascript:alert(3)>", "[r][1]\n\n[1]: javascript:alert(1)",
+    "<div style='position:fixed'>x</div>", "<script\nalert(1)</script>", "![t](https://example.org/t.png)",
+    "<iframe src='/api/terminals'></iframe>", "<a href='data:text/html,x'>d</a>",
+])
+def test_hostile_markdown_is_shown_as_text(source):
+    from nbformat.v4 import new_markdown_cell
+    cell = new_markdown_cell(source)
+    assert inert.inert_markdown(cell)
+    assert inert.markdown_problems(cell.source) == [] and source in cell.source
+
+
+@pytest.mark.parametrize("source", [
+    "Plain **bold**, `code <b>`, $a<b$, $$x^2$$ and [a link](https://example.org).",
+    "# Heading\n\n- one\n- two\n\n> a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |", "a < b and c > d",
+])
+def test_plain_markdown_is_left_alone(source):
+    from nbformat.v4 import new_markdown_cell
+    cell = new_markdown_cell(source)
+    assert inert.inert_markdown(cell) == [] and cell.source == source
