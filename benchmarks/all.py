@@ -29,15 +29,21 @@ STEPS = [
 ]
 
 
+def load():
+    """The machine's load averages (1, 5, 15 min): every figure is quoted with the load it ran under."""
+    return " / ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def run(label, argv, env):
-    print(f"\n=== {label}: python benchmarks/{' '.join(argv)}", flush=True)
+    print(f"\n=== {label}: python benchmarks/{' '.join(argv)}  [load before: {load()}]", flush=True)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / argv[0]), *argv[1:]], env=env,
                           cwd=ROOT, text=True, capture_output=True)
     print(done.stdout.rstrip())
     if done.returncode:
         print(done.stderr.rstrip()[-2000:])
-    print(f"[{label}: {time.perf_counter() - started:.0f} s, exit {done.returncode}]", flush=True)
+    print(f"[{label}: {time.perf_counter() - started:.0f} s, exit {done.returncode}, load after: {load()}]",
+          flush=True)
     return done.returncode == 0
 
 
@@ -60,7 +66,10 @@ def main():
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     env.pop("CI", None)
+    print(f"{os.cpu_count()} CPUs, load average (1 / 5 / 15 min) at the start: {load()}", flush=True)
+    started = time.perf_counter()
     ok = all([run(label, argv, env) for label, argv in STEPS])
+    print(f"\nall: {time.perf_counter() - started:.0f} s, load average at the end: {load()}")
     if args.full_notebooks:
         full_notebooks(env)
     return 0 if ok else 1

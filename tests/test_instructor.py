@@ -307,3 +307,34 @@ def test_setup_installs_a_pinned_cpu_torch_from_pytorchs_index_first(tmp_path, t
     assert [next(e for e in expected if e in line) for line in torch_installs] == expected
     assert all("torch==2.13.0" in line for line in torch_installs)
     assert "-m pip install --quiet -r requirements.txt" in log.read_text()
+
+
+# --- the README holds to the code ----------------------------------------------------------------
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_the_readme_documents_every_command_and_the_console_script():
+    commands = cli.parser()._subparsers._group_actions[0].choices
+    for command in commands:
+        assert f"python -m maskdiff_solutions {command}" in README, command
+    assert "`maskdiff`" in README and 'maskdiff = "maskdiff_solutions.course.cli:main"' in \
+        (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_readme_names_every_column_of_our_grades_file():
+    from dataclasses import fields
+    assert CSV_NAME in README
+    for field in fields(Row):
+        assert f"`{field.name}`" in README, field.name
+
+
+def test_the_readme_quotes_the_handed_in_budgets_and_settings():
+    from maskdiff_solutions.course import handed_in
+    from maskdiff_solutions.course.layout import SETTINGS
+    assert (f"{handed_in.MAX_OUTPUTS} outputs and\n   {handed_in.MAX_CELL_CHARS:,} characters per cell, "
+            f"{handed_in.MAX_NOTEBOOK_CHARS:,} per notebook") in README
+    for setting in SETTINGS:
+        assert f"`{setting}`" in README, setting
+    assert handed_in.STUDENT_LABEL.split(".")[0].strip("*") in README
+    assert "Re-run by the grader" in handed_in.RERUN_LABEL and "Re-run by the grader" in README
