@@ -309,6 +309,25 @@ def test_setup_installs_a_pinned_cpu_torch_from_pytorchs_index_first(tmp_path, t
     assert "-m pip install --quiet -r requirements.txt" in log.read_text()
 
 
+def test_the_readme_quotes_the_torch_that_setup_installs():
+    pin = re.search(r"^TORCH=torch==([\d.]+)$", (ROOT / ".ci" / "setup").read_text(), re.M).group(1)
+    assert f"torch {pin} if no torch is installed" in README
+
+
+# --- git keeps out student data -------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["collected/a/01_noise_for_words.ipynb", "submitted/a/maskdiff/x.ipynb",
+                                  "feedback/a/maskdiff/x.html", "autograded/a/maskdiff/x.ipynb",
+                                  "gradebook.db", CSV_NAME, "grades.csv", "grading-summary.png"])
+def test_student_data_and_grading_output_are_ignored_by_git(path):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    done = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT, capture_output=True)
+    if done.returncode not in (0, 1):
+        pytest.skip("not a git checkout")
+    assert done.returncode == 0, f"{path} is not in .gitignore"
+
+
 # --- the README holds to the code ----------------------------------------------------------------
 
 README = (ROOT / "README.md").read_text()
