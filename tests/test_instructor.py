@@ -357,3 +357,19 @@ def test_the_readme_quotes_the_handed_in_budgets_and_settings():
         assert f"`{setting}`" in README, setting
     assert handed_in.STUDENT_LABEL.split(".")[0].strip("*") in README
     assert "Re-run by the grader" in handed_in.RERUN_LABEL and "Re-run by the grader" in README
+
+
+def figures(text):
+    return set(re.findall(r"\d+(?:\.\d+)?", text))
+
+
+def test_the_readmes_figures_are_those_of_benchmarks_md():
+    """Every number in the README's timing sentences and its summary of the figures is one that
+    BENCHMARKS.md (one run of benchmarks/all.py, with its load) gives."""
+    benchmarks = figures((ROOT / "BENCHMARKS.md").read_text())
+    start = README.index("On the 2-core machine the demo")
+    quoted = README[start:README.index("\n\n", start)]
+    start = README.index("`BENCHMARKS.md` lists every figure")
+    quoted += README[start:README.index("\n\n", start)]
+    assert "load average" in quoted and "454.3 s" in quoted
+    assert figures(quoted) - benchmarks == set()
