@@ -143,4 +143,14 @@ MUTANTS = [
     ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
     return (T / t * ce * masked).sum(dim=1).mean()
 """, "def DiffusionLossPrompt(net, x_0, prompt, mask, T=100):"), ("DiffusionLossPrompt",)),
+    Mutant("DiffusionLossPrompt", "answer positions share a coin, two by two", loss_cell("""
+    batch, L = x_0.shape
+    t = torch.randint(1, T + 1, (batch, 1), device=x_0.device)
+    rank = (~prompt).long().cumsum(dim=1)           # 1, 2, ... along the answer positions
+    coins = torch.rand(batch, L, device=x_0.device).gather(1, (rank - 1).clamp(min=0) // 2)
+    masked = (coins < t / T) & ~prompt
+    x_t = torch.where(masked, mask, x_0)
+    ce = F.cross_entropy(net(x_t).transpose(1, 2), x_0, reduction="none")
+    return (T / t * ce * masked).sum(dim=1).mean()
+""", "def DiffusionLossPrompt(net, x_0, prompt, mask, T=100):"), ("DiffusionLossPrompt",)),
 ]
