@@ -32,10 +32,8 @@ from real_size import MASK_IDS, Build, Load, Sentence  # noqa: E402
 def DeviceAwareSteps():
     """The notebook's reference steps (its carried_from_02 cell): sample where p lives, move the
     chosen ids to x_t's device."""
-    def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
+    def Undiffuse(x_t, t, GuessX0, mask):
         p = GuessX0(x_t).float()
-        if temperature != 1.0:
-            p = torch.softmax(torch.log(p) / temperature, dim=-1)
         guess = torch.multinomial(p, 1).squeeze(1).to(x_t.device)
         reveal = (x_t == mask) & (torch.rand(len(x_t), device=x_t.device) < 1.0 / t)
         return torch.where(reveal, guess, x_t)

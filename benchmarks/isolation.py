@@ -1,9 +1,9 @@
 """What grading outside the student's reach costs: one whole reference submission (all five
 notebooks) autograded, feedback and export included, in one run, three ways, alternating:
 
-  baseline   the grader before the trusted checker and the sandbox (a git worktree at --baseline,
-             given today's notebooks and maskdiff_client so that all three grade the same notebooks;
-             it runs the hidden checks in the kernel's own process)
+  baseline   the grader before the trusted checker and the sandbox (maskdiff_solutions/course of a
+             git worktree at --baseline, given today's notebooks, client, checks and reference so that
+             all three grade the same notebooks; it runs the hidden checks in the kernel's own process)
   checker    this grader with --sandbox off: hidden checks in the trusted checker, kernels unsandboxed
   sandbox    this grader as it grades by default: checker and one bubblewrap sandbox per kernel
 
@@ -81,6 +81,15 @@ def main():
         for shared in ("source", "release", "maskdiff_client"):
             shutil.rmtree(baseline / shared, ignore_errors=True)
             shutil.copytree(ROOT / shared, baseline / shared, ignore=shutil.ignore_patterns("__pycache__"))
+        # Today's checks and reference too (the notebooks name checks the baseline never had); only the
+        # grader itself, maskdiff_solutions/course, stays the baseline's.
+        keep = baseline / "maskdiff_solutions" / "course"
+        old_course = scratch / "baseline-course"
+        shutil.move(keep, old_course)
+        shutil.rmtree(baseline / "maskdiff_solutions")
+        shutil.copytree(ROOT / "maskdiff_solutions", baseline / "maskdiff_solutions",
+                        ignore=shutil.ignore_patterns("__pycache__", "course"))
+        shutil.move(old_course, keep)
         try:
             batch = scratch / "collected"
             build_submissions(Course.load(ROOT), scratch / "all")

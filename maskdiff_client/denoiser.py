@@ -38,23 +38,26 @@ class Block(nn.Module):
         self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
         self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
 
-    def forward(self, h, cos, sin):
+    def forward(self, h, cos, sin, keys=None):
         batch, length, dim = h.shape
         q, k, v = (self.qkv(self.norm1(h)).view(batch, length, 3, self.heads, dim // self.heads)
                    .permute(2, 0, 3, 1, 4))
-        # no causal mask: a denoiser looks both left and right of a blank
-        mixed = F.scaled_dot_product_attention(Rotate(q, cos, sin), Rotate(k, cos, sin), v)
+        # no causal mask: a denoiser looks both left and right of a blank; `keys` (batch, 1, 1, L), when
+        # given, says which positions may be looked at (not the padding)
+        mixed = F.scaled_dot_product_attention(Rotate(q, cos, sin), Rotate(k, cos, sin), v, attn_mask=keys)
         h = h + self.proj(mixed.transpose(1, 2).reshape(batch, length, dim))
         return h + self.mlp(self.norm2(h))
 
 
 class TinyDenoiser(nn.Module):
     """Tokens (batch, L) -> logits (batch, L, vocab_size). Positions enter twice: a learned embedding
-    added to each token, and rotary angles inside attention."""
+    added to each token, and rotary angles inside attention. With a `pad_id`, no position attends to
+    padding, so what a row says does not depend on how much padding follows it (batches of rows of
+    different lengths)."""
 
-    def __init__(self, vocab_size, dim=128, heads=4, layers=4, max_length=64):
+    def __init__(self, vocab_size, dim=128, heads=4, layers=4, max_length=64, pad_id=None):
         super().__init__()
-        self.max_length = max_length
+        self.max_length, self.pad_id = max_length, pad_id
         self.embed = nn.Embedding(vocab_size, dim)
         self.position = nn.Embedding(max_length, dim)
         self.blocks = nn.ModuleList(Block(dim, heads) for _ in range(layers))
@@ -76,8 +79,12 @@ class TinyDenoiser(nn.Module):
             raise ValueError(f"sentences of length {length} are longer than max_length = {self.max_length}")
         h = self.embed(x) + self.position.weight[:length]
         cos, sin = self.cos[:length], self.sin[:length]
+        keys = None
+        if self.pad_id is not None:
+            keys = x != self.pad_id
+            keys = (keys | ~keys.any(dim=1, keepdim=True))[:, None, None, :]   # a row of padding sees itself
         for block in self.blocks:
-            h = block(h, cos, sin)
+            h = block(h, cos, sin, keys)
         return self.out(self.norm(h))
 
 

@@ -8,7 +8,7 @@ Students never get this package; hidden test cells import it during autograding.
 """
 from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
                       reverse_update, sample)
-from .chat import Chat, ChatLoop, MakePrompt
+from .chat import AtTemperature, Chat, ChatLoop, MakePrompt
 from .corpus import FetchStories, LoadStories, MakeCorpus, StandInStories
 from .loss import DiffusionLoss, DiffusionLossPrompt
 from .model import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
@@ -18,7 +18,7 @@ from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SampleP
                   SamplePInit_two)
 
 __version__ = "0.1.0"
-__all__ = ["Chat", "ChatLoop", "MakePrompt", "ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK",
+__all__ = ["AtTemperature", "Chat", "ChatLoop", "MakePrompt", "ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK",
            "VOCAB", "Decode", "Encode",
            "Generate", "Undiffuse", "UndiffuseGreedy", "GuessX0_one", "GuessX0_two",
            "SamplePInit_one", "SamplePInit_two", "blank_canvas", "candidate_distributions",

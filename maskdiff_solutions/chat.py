@@ -81,6 +81,31 @@ def Chat(question, answer_length=64, T=64, step=Undiffuse, show=False):
     return TrimAnswer(Text(x[len(prompt):]))
 
 
+def AtTemperature(p, temperature):
+    """The guess p (probabilities over the last axis) at temperature tau: p ** (1/tau), normalised so
+    every row sums to one again. Computed as a softmax of log p / tau, which cannot underflow to a row of
+    zeros at small tau; log 0 = -inf keeps an impossible token impossible."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be positive, got {temperature}")
+    return torch.softmax(torch.log(p) / temperature, dim=-1)
+
+
+# --- notebook cell: sharpened ---
+def Sharpened(guess, temperature=1.0, top_k=None):
+    """A guesser: guess's probabilities at the temperature (your AtTemperature), and with top_k only each
+    position's top_k tokens kept. Computed where p lives, so on a GPU only the chosen tokens leave it.
+    Use it as step=lambda x, t, guess, mask: Undiffuse(x, t, Sharpened(guess, 0.5), mask)."""
+    def sharpened(x_t):
+        p = guess(x_t).float()
+        if top_k is not None:
+            kth = p.topk(top_k, dim=-1).values[..., -1:]
+            p = torch.where(p >= kth, p, torch.zeros_like(p))
+            p = p / p.sum(dim=-1, keepdim=True)
+        return AtTemperature(p, temperature)
+    return sharpened
+# --- end of notebook cell ---
+
+
 # --- notebook cell: chat_loop ---
 def ChatLoop(**settings):
     """Type a question, get an answer; an empty line stops. Under the autograder or CI nobody types,

@@ -7,7 +7,7 @@ Two tricks leave the answer's distribution exactly as it was, and one trades a l
   fill positions that trimming throws away;
 - `UndiffuseConfident`: also commit every masked position whose best token is more probable than a
   threshold (Fast-dLLM's parallel decoding) - faster, but no longer the same distribution.
-`Sharpened` wraps a guesser with a temperature and top-k, computed where the guesses live (the GPU).
+`Sharpened` (chat.py, the notebook's Temperature section) wraps a guesser with a temperature and top-k.
 The markers come from the tokenizer (`tokenizer.mask_token`, `tokenizer.pad_token`) and `ANSWER_END`,
 so all of it works the same after switching to Qwen3.
 
@@ -19,7 +19,7 @@ identical).
 import torch
 
 from . import chat
-from .chat import ANSWER_END, BERT_MASK, GuessBERT, MakePrompt, Text, Tokens, tokenizer  # noqa: F401
+from .chat import ANSWER_END, BERT_MASK, GuessBERT, MakePrompt, Sharpened, Text, Tokens, tokenizer  # noqa: F401
 from .sampling import Undiffuse
 
 
@@ -71,21 +71,6 @@ def ChatFast(question, answer_length=64, T=64, step=Undiffuse, remember=True, st
             break
     answer = Text(x[len(prompt):])
     return answer.replace(tokenizer.pad_token, "").split(ANSWER_END)[0].strip(), guess.calls
-
-
-def Sharpened(guess, temperature=1.0, top_k=None):
-    """A guesser giving p ** (1/temperature), renormalised, and with top_k only each position's top_k
-    tokens: computed where p lives, so on a GPU nothing but the chosen tokens leaves it. Use it as
-    step=lambda x, t, guess, mask: Undiffuse(x, t, Sharpened(guess, 0.7, top_k=50), mask)."""
-    def sharpened(x_t):
-        p = guess(x_t).float()
-        if top_k is not None:
-            kth = p.topk(top_k, dim=-1).values[..., -1:]
-            p = torch.where(p >= kth, p, torch.zeros_like(p))
-        if temperature != 1.0:
-            p = torch.softmax(torch.log(p) / temperature, dim=-1)   # log 0 = -inf stays impossible
-        return p / p.sum(dim=-1, keepdim=True)
-    return sharpened
 
 
 class CountCalls:

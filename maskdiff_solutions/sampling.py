@@ -8,19 +8,10 @@ import math
 import torch
 
 
-def tempered(p, temperature):
-    """p ** (1/temperature), renormalised per row; computed in log space so small temperatures do
-    not underflow to rows of zeros."""
-    if temperature <= 0:
-        raise ValueError(f"temperature must be positive, got {temperature}")
-    if temperature == 1.0:
-        return p
-    return torch.softmax(torch.log(p) / temperature, dim=-1)
-
-
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    """Each masked position is unmasked with probability 1/t into a token sampled from the guess."""
-    p = tempered(GuessX0(x_t).float(), temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    """Each masked position is unmasked with probability 1/t into a token sampled from the guess.
+    (A temperature is not an argument: notebook 03 tempers the guess instead, see chat.AtTemperature.)"""
+    p = GuessX0(x_t).float()
     guess = torch.multinomial(p, 1).squeeze(1).to(x_t.device)
     reveal = (x_t == mask) & (torch.rand(x_t.shape, device=x_t.device) < 1.0 / t)
     return torch.where(reveal, guess, x_t)

@@ -1,5 +1,8 @@
 """The toy world of the first notebooks: a 14-word vocabulary whose last entry is the mask."""
+import os
+
 import torch
+from tqdm.auto import tqdm
 
 VOCAB = ("the", "cat", "box", "is", "alive", "empty", "nobody", "knows",
          "if", "or", "until", "somebody", "looks", "_")
@@ -63,3 +66,23 @@ def two_world_weights(x_t):
 def GuessX0_two(x_t):
     """The exact Bayes guess in the two-sentence world: each sentence's words, with its weight."""
     return torch.einsum("s,slv->lv", two_world_weights(x_t), _TWO_ONE_HOT)
+
+
+def repeats(n):
+    """The set-up cell's: n repetitions, a fifth of them (at least 100) under the autograder or CI."""
+    quick = bool(os.environ.get("NBGRADER_EXECUTION") or os.environ.get("CI"))
+    return max(100, n // 5) if quick else n
+
+
+# Notebooks 02 and 04 hand this to students as the given cell `tally`: it counts sentences, and shrinks
+# the count under the autograder whatever number the student writes (tests/test_one_bug_once.py).
+# --- notebook cell: tally ---
+from collections import Counter
+
+
+def Tally(make, n, desc="sentences"):
+    """How often each sentence comes out of n calls of make(), which returns a sentence of token ids:
+    a Counter of Decode(make()). Under the autograder n shrinks to repeats(n) (a fifth), whatever number
+    you write, so a cell that tallies stays inside the autograder's 30 seconds."""
+    return Counter(Decode(make()) for _ in tqdm(range(repeats(n)), desc=desc, leave=False))
+# --- end of notebook cell ---

@@ -40,3 +40,19 @@ def test_huge_outputs_are_cut():
     assert len(first.text) < 1100 and autograde.TRUNCATED in first.text and "50,000" in first.text
     assert len(second.data["text/plain"]) < 1100
     assert third.text == "short"
+
+
+@pytest.mark.slow
+def test_a_timeout_is_one_plain_sentence():
+    """Issue 12: a loop interrupted at the limit left a long KeyboardInterrupt traceback (through tqdm and
+    the kernel) above nbgrader's CellTimeoutError; one error remains, saying what to do."""
+    from maskdiff_solutions.course.feedback import HideHiddenTracebacks
+    nb = new_notebook(cells=[new_code_cell("from tqdm.auto import tqdm\nfor _ in tqdm(range(10**10)):\n    pass"),
+                             new_code_cell("x = 1")])
+    nb, _ = autograde.SurvivingExecute(timeout=2).preprocess(nb, {"metadata": {"path": "."}})
+    errors = [o for o in nb.cells[0].outputs if o.output_type == "error"]
+    assert [(o.ename, o.evalue) for o in errors] == [(autograde.TIMED_OUT, autograde.timeout_sentence(2))]
+    assert "repeats(n)" in errors[0].evalue and "2 s" in errors[0].evalue
+    cell, _ = HideHiddenTracebacks().preprocess_cell(nb.cells[0], {}, 0)
+    assert [o.traceback for o in cell.outputs if o.output_type == "error"] == [[f"CellTimeoutError: {errors[0].evalue}"]]
+    assert not [o for o in nb.cells[1].outputs if o.output_type == "error"]

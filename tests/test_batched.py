@@ -1,5 +1,7 @@
 """Reference batched sampler of notebook 05: the lesson's worked example, every error, and equality
 of the vectorised sampler with the row-by-row one."""
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -108,3 +110,43 @@ def test_random_canvas_has_masks_outside_slots_sometimes():
     g = torch.Generator().manual_seed(0)
     seen = any(((x == MASK) & ~slots).any() for x, slots in (random_canvas(g, 4, 12) for _ in range(20)))
     assert seen
+
+
+# Notebook 05 promises that batching changes only the time: "Same prompts, same lengths, and the same
+# results", because its denoiser is built with pad_id and never attends to padding.
+NB05 = Path(__file__).resolve().parents[1] / "source" / "maskdiff" / "05_sampler_internals.ipynb"
+
+
+def nb05_cell(grade_id):
+    from maskdiff_solutions.course import notebooks as nbtools
+    return next(c for c in nbtools.read(NB05).cells if nbtools.grade_id(c) == grade_id
+                or (c.cell_type == "markdown" and grade_id in c.source))
+
+
+def test_notebook_05_batching_gives_the_same_results_as_its_text_says():
+    from maskdiff_client.denoiser import TinyDenoiser
+    assert "pad_id=PAD_ID" in nb05_cell("story_denoiser").source
+    assert "same results" in " ".join(nb05_cell("How much does batching buy?").source.split())
+    namespace = {"torch": torch, "sample": batched.sample}
+    cell = nb05_cell("batching_speed").source
+    exec(cell[:cell.index("\nB = ")], namespace)     # the cell's own row-by-row sampler
+    torch.manual_seed(0)
+    vocab, pad, mask = 30, 29, 1
+    net = TinyDenoiser(vocab, dim=32, heads=2, layers=2, pad_id=pad).eval()
+    g = torch.Generator().manual_seed(1)
+    lengths = [9, 20, 14, 5]
+    prompts = [torch.randint(2, 28, (n,), generator=g) for n in (3, 0, 6, 0)]
+    batched_out = batched.sample(net, prompts, lengths, 6, mask, pad, [pad, mask])
+    assert torch.equal(batched_out, namespace["sample_row_by_row"](net, prompts, lengths, 6, mask, pad, [pad, mask]))
+
+
+def test_without_pad_id_a_row_depends_on_the_padding_after_it():
+    """The notebook's aside: without pad_id, padding (forced by longer rows) changes a row's guesses."""
+    from maskdiff_client.denoiser import TinyDenoiser
+    torch.manual_seed(0)
+    x = torch.tensor([[5, 1, 1, 7, 1]])
+    padded = torch.cat([x, torch.full((1, 6), 29)], dim=1)
+    for pad_id, same in ((None, False), (29, True)):
+        net = TinyDenoiser(30, dim=32, heads=2, layers=2, pad_id=pad_id).eval()
+        with torch.no_grad():
+            assert torch.allclose(net(x), net(padded)[:, :5], atol=1e-5) == same

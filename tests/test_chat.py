@@ -122,6 +122,16 @@ def test_sharpened_applies_top_k_and_temperature():
     assert both[0, 3] == 0 and torch.allclose(both.sum(), torch.tensor(1.0))
 
 
+def test_at_temperature_limits():
+    p = torch.tensor([[0.5, 0.3, 0.2, 0.0]])
+    assert torch.allclose(chat.AtTemperature(p, 1.0), p)
+    assert torch.allclose(chat.AtTemperature(p, 0.5), p**2 / (p**2).sum())
+    frozen = chat.AtTemperature(p, 1e-3)   # in log space: no underflow to a row of zeros
+    assert frozen.argmax() == 0 and frozen[0, 0] == pytest.approx(1) and frozen[0, 3] == 0
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        chat.AtTemperature(p, 0)
+
+
 # ----------------------------------------------------------------------------- other markers (Qwen3)
 
 class QwenLikeTokenizer:
@@ -225,7 +235,7 @@ def notebook(monkeypatch):
                  "repeats": lambda n: max(1, n // 5)}
     run_cells(namespace, "machinery", "carried_from_02", "load_bert")
     namespace["bert"] = OnAnotherDevice(namespace["bert"])
-    run_cells(namespace, "make_prompt", "Chat", "faster")
+    run_cells(namespace, "make_prompt", "Chat", "AtTemperature", "sharpened", "faster")
     return namespace
 
 
@@ -233,7 +243,7 @@ def test_guesses_stay_on_the_network_device_and_only_chosen_tokens_cross(noteboo
     """Issue 13 item 2: GuessBERT leaves p where the network is; sampling (with a temperature or top-k),
     greedy steps, Fast-dLLM's confident step and ShowGuesses take from it only what they chose."""
     nb = notebook
-    tempered = lambda x, t, guess, mask: nb["Undiffuse"](x, t, guess, mask, temperature=0.5)  # noqa: E731
+    tempered = lambda x, t, guess, mask: nb["Undiffuse"](x, t, nb["Sharpened"](guess, 0.5), mask)  # noqa: E731
     top_k = lambda x, t, guess, mask: nb["Undiffuse"](x, t, nb["Sharpened"](guess, 0.7, top_k=20), mask)  # noqa: E731
     with GPU() as gpu:
         x = nb["Tokens"](nb["MakePrompt"]("Why is the sky blue?"))

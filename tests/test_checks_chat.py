@@ -1,5 +1,7 @@
-"""Hidden checks of notebook 03: the reference Chat passes under any seed, other correct styles pass,
-the notebook's globals are restored, and every Chat mutant loses exactly the marks it names."""
+"""Hidden checks of notebook 03: the reference Chat and AtTemperature pass under any seed, other
+correct styles pass, the notebook's globals are restored, and every mutant loses exactly the marks it
+names."""
+import numpy as np
 import pytest
 import torch
 
@@ -15,6 +17,7 @@ SEEDS = [0, 1, 31337, 20261130]
 
 def test_every_registered_check_is_covered():
     assert {name for name in grading.CHECKS if name.startswith("Chat")} == set(CHECKS)
+    assert "AtTemperature" in grading.CHECKS
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -83,10 +86,32 @@ def test_a_chat_that_is_not_a_function_is_told_so():
     assert not outcome.passed and "def Chat" in outcome.message
 
 
+def temper_numpy(p, temperature):
+    q = np.asarray(p, dtype=np.float64) ** (1.0 / temperature)
+    return torch.from_numpy(q / q.sum(axis=-1, keepdims=True))
+
+
+def temper_power(p, temperature):
+    """The course page's recipe, literally."""
+    q = p ** (1 / temperature)
+    return q / q.sum(-1, keepdim=True)
+
+
+def temper_log_space(p, temperature):
+    return torch.softmax(p.log() / temperature, dim=-1)
+
+
+@pytest.mark.parametrize("function", [temper_numpy, temper_power, temper_log_space], ids=lambda f: f.__name__)
+def test_other_correct_temperatures_pass(function):
+    outcome = grading.evaluate("AtTemperature", function)
+    assert outcome.passed, outcome.message
+
+
 @pytest.mark.parametrize("mutant", catalog.MUTANTS, ids=lambda m: m.name)
 def test_mutant_loses_marks(mutant):
     buggy = mutant.load()
-    failed = {name for name in CHECKS if not grading.evaluate(name, buggy).passed}
+    checks = CHECKS if mutant.function == "Chat" else [mutant.function]
+    failed = {name for name in checks if not grading.evaluate(name, buggy).passed}
     assert failed == set(mutant.fails), f"{mutant.name}: expected {mutant.fails} to fail, failed {failed}"
 
 

@@ -16,8 +16,8 @@ VOCAB = ["the", "cat", "box", "is", "alive", "empty", "nobody", "knows",
 MASK = 13
 
 
-def undiffuse_numpy(x_t, t, GuessX0, mask, temperature=1.0):
-    p = np.asarray(GuessX0(x_t), dtype=np.float64) ** (1.0 / temperature)
+def undiffuse_numpy(x_t, t, GuessX0, mask):
+    p = np.asarray(GuessX0(x_t), dtype=np.float64)
     p /= p.sum(axis=1, keepdims=True)
     out = x_t.clone()
     for i in range(len(out)):  # one coin, then one draw, position by position
@@ -26,8 +26,8 @@ def undiffuse_numpy(x_t, t, GuessX0, mask, temperature=1.0):
     return out
 
 
-def undiffuse_categorical(x_t, t, GuessX0, mask, temperature=1.0):
-    logits = torch.log(GuessX0(x_t).double()) / temperature
+def undiffuse_categorical(x_t, t, GuessX0, mask):
+    logits = torch.log(GuessX0(x_t).double())
     masked = torch.nonzero(x_t == mask).flatten()
     reveal = masked[torch.rand(len(masked)) < 1 / t]  # coins first, draws only where needed
     out = x_t.clone()
@@ -75,9 +75,9 @@ def greedy_argsort(x_t, t, GuessX0, mask):
 
 STYLES = [
     # (the position-by-position numpy style is slow, so it runs the cheaper checks only)
-    (["Undiffuse.keeps", "Undiffuse.samples", "Undiffuse.temperature"], [undiffuse_numpy]),
-    (["Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.temperature",
-      "Undiffuse.one_sentence", "Undiffuse.two_sentences"], [undiffuse_categorical]),
+    (["Undiffuse.keeps", "Undiffuse.samples"], [undiffuse_numpy]),
+    (["Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.one_sentence",
+      "Undiffuse.two_sentences"], [undiffuse_categorical]),
     (["GuessX0_one"], [guess_one_loops]),
     (["SamplePInit_two"], [sample_two_random]),
     (["GuessX0_two"], [guess_two_loops]),

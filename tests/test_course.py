@@ -18,7 +18,7 @@ NB03 = "03_real_language_model"
 
 def test_notebook_03_reference_gets_its_chat_marks(graded_batch):
     row = graded_batch[1][("reference", NB03)]
-    assert row.status == "graded" and row.auto_score == row.auto_max == 6, row
+    assert row.status == "graded" and row.auto_score == row.auto_max == 8, row   # Chat 6, AtTemperature 2
     assert row.manual_max == 22 and row.manual_pending
     untouched = graded_batch[1][("untouched", NB03)]
     assert untouched.status == "graded" and untouched.auto_score == 0
@@ -62,7 +62,7 @@ def test_training_notebook_reference_gets_full_marks(graded_batch):
     workspace, rows, _ = graded_batch
     row = rows[("reference", "04_training")]
     assert row.status == "graded" and (row.auto_score, row.auto_max) == (10, 10), row
-    assert row.manual_max == 13 and row.manual_pending
+    assert row.manual_max == 15 and row.manual_pending
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
         submitted = gradebook.find_submission_notebook("04_training", "maskdiff", "reference")
         assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {

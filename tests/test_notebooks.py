@@ -143,3 +143,24 @@ def test_badge_insertion_is_idempotent(course):
     once = nbtools.insert_badge(nb, "https://example.org/a.ipynb").cells[0].source
     twice = nbtools.insert_badge(nb, "https://example.org/a.ipynb").cells[0].source
     assert once == twice and once.count("Open In Colab") == 1
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_the_clock_the_notebooks_state_is_the_graders(name):
+    """Issue 12: the time limits and repeats() students are told about are the ones that apply."""
+    import re
+
+    from traitlets.config import Config
+
+    from maskdiff_solutions.course.autograde import SurvivingExecute
+    config = Config()
+    config_file = Path(__file__).resolve().parents[1] / "nbgrader_config.py"
+    exec(config_file.read_text(), {"get_config": lambda: config})
+    cells = nbtools.read(Path(__file__).resolve().parents[1] / "source" / "maskdiff" / name).cells
+    text = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    assert f"{config.Execute.timeout} seconds" in text, "say the grader's cell limit"
+    assert f"{SurvivingExecute.notebook_timeout.default_value // 60} minutes" in text, "say the notebook limit"
+    setup = next(c.source for c in cells if "def repeats" in c.source)
+    floor = int(re.search(r"max\((\d+), n // 5\) if QUICK else n", setup).group(1))
+    if "a fifth of it (at least" in text:
+        assert f"a fifth of it (at least {floor})" in text

@@ -24,15 +24,6 @@ def test_two_world_rejects_other_lengths():
         toy.GuessX0_two(toy.Encode("the cat"))
 
 
-def test_tempered_limits():
-    p = torch.tensor([[0.5, 0.3, 0.2]])
-    assert torch.equal(sampling.tempered(p, 1.0), p)
-    assert torch.allclose(sampling.tempered(p, 0.5), p**2 / (p**2).sum())
-    assert sampling.tempered(p, 1e-3).argmax() == 0 and sampling.tempered(p, 1e-3)[0, 0] == pytest.approx(1)
-    with pytest.raises(ValueError, match="temperature must be positive"):
-        sampling.tempered(p, 0)
-
-
 def test_undiffuse_keeps_visible_and_finishes_at_t1():
     x = toy.Encode("the _ is _")
     keep = x.clone()

@@ -114,7 +114,8 @@ class SurvivingExecute(Execute):
             return cell, resources
         self._cell_bytes, self._cell_cut = 0, False
         try:
-            return super().preprocess_cell(cell, resources, index)
+            cell, resources = super().preprocess_cell(cell, resources, index)
+            return self.plain_timeout(cell), resources
         except DeadKernelError:
             self._stopped = f"not run: the kernel died in cell {index + 1}"
             cell.outputs.append(error(KERNEL_DIED, "the kernel died while running this cell "
@@ -130,6 +131,21 @@ class SurvivingExecute(Execute):
             except Exception:  # noqa: BLE001 - it is being killed either way
                 pass
             return cell, resources
+
+    def plain_timeout(self, cell):
+        """A cell interrupted at the time limit holds the KeyboardInterrupt the interrupt raised (a long
+        traceback through the student's loop, tqdm and the kernel) and nbgrader's CellTimeoutError: keep
+        one error, in one plain sentence."""
+        if not any(o.get("ename") == TIMED_OUT for o in cell.get("outputs", [])):
+            return cell
+        cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
+        cell.outputs.append(error(TIMED_OUT, timeout_sentence(self.timeout)))
+        return cell
+
+
+def timeout_sentence(seconds):
+    return (f"this cell ran longer than the grader's {seconds} s limit and was stopped: write repetitions "
+            f"as repeats(n), which shrinks them under the grader, or look for an endless loop")
 
 
 class LimitOutputSize(NbGraderPreprocessor):

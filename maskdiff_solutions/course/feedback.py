@@ -32,11 +32,12 @@ class HideHiddenTracebacks(NbGraderPreprocessor):
             if output.get("output_type") != "error":
                 continue
             ename, evalue = output.get("ename", "Error"), str(output.get("evalue", "")).strip()
-            if not evalue or ename == "CellTimeoutError":
+            if not evalue:
                 evalue = PLAIN.get(ename, evalue)
                 output["evalue"] = evalue
-            if BEGIN_HIDDEN in cell.source or any(package in line for line in output.get("traceback", [])
-                                                  for package in COURSE_PACKAGES):
+            hidden = BEGIN_HIDDEN in cell.source or any(package in line for line in output.get("traceback", [])
+                                                        for package in COURSE_PACKAGES)
+            if hidden or ename == "CellTimeoutError":   # a timeout: one plain sentence, nothing more
                 output["traceback"] = [f"{ename}: {evalue}"]
             elif ename in PLAIN:
                 output["traceback"] = list(output.get("traceback", [])) + [f"{ename}: {evalue}"]

@@ -16,7 +16,7 @@ from maskdiff_client.fakes import CharTokenizer, Template, Text, Tokens
 
 from ..chat import TrimAnswer
 from ..sampling import Undiffuse, UndiffuseGreedy
-from .core import Failure, check, expect, value_of
+from .core import Failure, changed, check, expect, type_name, value_of
 
 FAKE_MASK, FAKE_PAD = 2, 1     # not the real ids, and not the last entry of the vocabulary
 END = "[/Answer"
@@ -171,3 +171,49 @@ def chat_show(Chat):
     expect(guess.calls == quiet_guess.calls, f"show=True should not ask the network extra questions: "
                                              f"it was asked {guess.calls} times, {quiet_guess.calls} "
                                              f"without show")
+
+
+# ---------------------------------------------------------------- AtTemperature
+
+def temperature_tables(generator):
+    """Guesses to temper: (L, V) tables with zeros (impossible tokens must stay impossible), a batch
+    (B, L, V) (rows are the last axis, whatever comes before), and a float64 table. Every non-zero
+    probability is at least 0.01, so p ** (1/tau) stays far from underflow at the temperatures used."""
+    flat = torch.rand(5, 9, generator=generator) + 0.1
+    flat[:, :2] = 0.0
+    sharp = torch.rand(3, 4, 6, generator=generator) ** 4 + 0.01
+    sharp[0, :, 3] = 0.0
+    wide = torch.rand(2, 40, generator=generator, dtype=torch.float64) + 0.05
+    return [table / table.sum(dim=-1, keepdim=True) for table in (flat, sharp, wide)]
+
+
+@check("AtTemperature")
+def at_temperature(AtTemperature):
+    from ..chat import AtTemperature as reference
+    generator = torch.Generator().manual_seed(11)
+    cases = [(p, tau) for p in temperature_tables(generator) for tau in (1.0, 0.5, 2.0, 0.25, 1.5)]
+    results = AtTemperature.calls([[p, tau] for p, tau in cases])
+    for (p, tau), result in zip(cases, results):
+        what = f"AtTemperature(p, {tau}) for p of shape {tuple(p.shape)}"
+        out = value_of(result, what)
+        expect(0 not in changed(result), "AtTemperature changed the p it was given: compute a new tensor "
+                                         "(a guesser may hand the same table out twice)")
+        expect(torch.is_tensor(out) and tuple(out.shape) == tuple(p.shape),
+               f"{what} should return a tensor of the same shape, got "
+               f"{tuple(out.shape) if torch.is_tensor(out) else type_name(out)}")
+        out = out.detach().double()
+        expect(not bool(out.isnan().any()), f"{what} holds NaN")
+        sums = out.sum(dim=-1)
+        expect(bool(((sums - 1).abs() < 1e-4).all()),
+               f"{what}: each row (the last axis) should sum to one again, got sums from "
+               f"{float(sums.min()):.4f} to {float(sums.max()):.4f}")
+        want = reference(p.double(), tau)
+        if not torch.allclose(out, want, atol=1e-5, rtol=1e-4):
+            row = int((out - want).abs().amax(dim=-1).flatten().argmax())
+            got_row, want_row = out.reshape(-1, p.shape[-1])[row], want.reshape(-1, p.shape[-1])[row]
+            raise Failure(f"{what}: a row with probabilities {fmt(p.reshape(-1, p.shape[-1])[row])} should "
+                          f"become {fmt(want_row)} (p ** (1/tau), normalised), got {fmt(got_row)}")
+
+
+def fmt(row):
+    return "[" + ", ".join(f"{float(v):.3f}" for v in row[:6]) + (", ...]" if len(row) > 6 else "]")

@@ -71,13 +71,25 @@ def forward_history(ForwardMask):
                        f"after all T = {T} steps every token should be masked (beta_T = 1)")
 
 
+def pair_sets(length):
+    """Two ways of cutting the positions into disjoint pairs: neighbours (0, 1), (2, 3), ... and
+    partners half a sentence apart (0, L/2), (1, L/2 + 1), ... Disjoint pairs of independent
+    positions are independent trials, so counting how often a pair does something together is an
+    exact binomial test of independence."""
+    half = length // 2
+    return {"neighbouring positions": [(i, i + 1) for i in range(0, length - 1, 2)],
+            f"positions {half} apart": [(i, i + half) for i in range(half)]}
+
+
 @check("ForwardMask.rates")
 def forward_rates(ForwardMask):
     T, runs, middle = 12, 500, 6
     beta, alpha_bar = reference_schedule(T)
     masked = torch.stack([torch.stack(xs) == MASK
                           for xs in histories(ForwardMask, X_0, T, beta, runs)])  # (runs, T+1, L)
-    alpha = stats.split(ALPHA, T)  # T-1 random steps plus the histogram below
+    pairs = pair_sets(L)
+    # T-1 random steps (step T masks everything), the histogram, one law per position, the pair sets
+    alpha = stats.split(ALPHA, (T - 1) + 1 + L + len(pairs))
     for s in range(1, T + 1):
         at_risk = int((~masked[:, s - 1]).sum())
         newly = int((masked[:, s] & ~masked[:, s - 1]).sum())
@@ -86,6 +98,22 @@ def forward_rates(ForwardMask):
         if not verdict:
             raise Failure(f"each visible token should be masked at step {s} with probability "
                           f"beta_{s} = {float(beta[s]):.4f}. {verdict.summary}")
+    # The step at which each token decays: P(step s) = alpha_bar_{s-1} - alpha_bar_s = 1/T for every
+    # position, and the steps of different positions are independent.
+    decay = masked.long().argmax(dim=1)   # (runs, L): the first step that shows the token masked
+    law = [0.0] + [float(alpha_bar[s - 1] - alpha_bar[s]) for s in range(1, T + 1)]
+    for i in range(L):
+        verdict = stats.dkw_test(decay[:, i], law, alpha, what=f"the step at which position {i} is masked")
+        expect(verdict.ok, f"every position should be masked at a step uniform on 1..{T} (probability "
+                           f"alpha_bar_(s-1) - alpha_bar_s = 1/{T} each), whatever its place in the "
+                           f"sentence; position {i} is not. {verdict.summary}")
+    same = sum(q * q for q in law)
+    for name, pairing in pairs.items():
+        together = int(sum((decay[:, i] == decay[:, j]).sum() for i, j in pairing))
+        verdict = stats.binomial_test(together, runs * len(pairing), same, alpha,
+                                      what=f"pairs of {name} masked at the same step")
+        expect(verdict.ok, f"tokens should decay independently of each other: two {name} should be "
+                           f"masked at the same step with probability 1/{T}. {verdict.summary}")
     counts = masked[:, middle].sum(dim=1)
     p = 1 - float(alpha_bar[middle])
     verdict = stats.dkw_test(counts, stats.binomial_pmf(L, p), alpha,
@@ -122,7 +150,8 @@ def fast_basics(ForwardMaskFast):
 @check("ForwardMaskFast.law")
 def fast_law(ForwardMaskFast):
     cases, runs = ((50, 20), (10, 3), (4, 1)), 3000
-    alpha = stats.split(ALPHA, len(cases) * (2 + L))
+    pairs = pair_sets(L)
+    alpha = stats.split(ALPHA, len(cases) * (2 + L + len(pairs)))
     for T, t in cases:
         _, alpha_bar = reference_schedule(T)
         p = 1 - float(alpha_bar[t])
@@ -132,12 +161,18 @@ def fast_law(ForwardMaskFast):
                                       what="masked tokens in all")
         expect(verdict.ok, f"{where} each token should be masked with probability "
                            f"1 - alpha_bar_t = {p:.3f}. {verdict.summary}")
-        verdict = stats.dkw_test(masked.sum(dim=1), stats.binomial_pmf(L, p), alpha,
-                                 what="masked counts per sentence")
-        expect(verdict.ok, f"{where} the masked counts should follow Binomial({L}, {p:.3f}), "
-                           f"the histogram ForwardMask gives. {verdict.summary}")
         for i in range(L):
             verdict = stats.binomial_test(int(masked[:, i].sum()), runs, p, alpha,
                                           what=f"runs that masked position {i}")
             expect(verdict.ok, f"{where} every position should be masked with the same "
                                f"probability {p:.3f}. {verdict.summary}")
+        for name, pairing in pairs.items():
+            both = int(sum((masked[:, i] & masked[:, j]).sum() for i, j in pairing))
+            verdict = stats.binomial_test(both, runs * len(pairing), p * p, alpha,
+                                          what=f"pairs of {name} both masked")
+            expect(verdict.ok, f"{where} positions should be masked independently: two {name} should "
+                               f"both be masked with probability {p:.3f}^2 = {p * p:.3f}. {verdict.summary}")
+        verdict = stats.dkw_test(masked.sum(dim=1), stats.binomial_pmf(L, p), alpha,
+                                 what="masked counts per sentence")
+        expect(verdict.ok, f"{where} the masked counts should follow Binomial({L}, {p:.3f}), "
+                           f"the histogram ForwardMask gives. {verdict.summary}")

@@ -176,12 +176,38 @@ def conditional_t_law(T, length):
     return [w / sum(weights) for w in weights]
 
 
+def position_tests(obs, T, positions, pair, alpha, name="DiffusionLoss"):
+    """Per t, each position of `positions` masked with probability t/T and the two positions of `pair`
+    masked independently, among the rows of the observations that have that t. A row's t is read off
+    its weight, so only rows with a mask are seen: given t = s and at least one mask among the row's
+    n maskable positions, a position is masked with probability q = p / (1 - (1-p)^n), p = s/T, and
+    both of a pair with p^2 / (1 - (1-p)^n). Rows are independent, so every count is binomial.
+    len(positions) + 1 tests per t; returns nothing, raises the first failure."""
+    t = torch.cat([o.t for o in obs])
+    masked = torch.cat([o.masked for o in obs])
+    for s in range(1, T + 1):
+        rows = masked[t == s]
+        p = s / T
+        seen = 1 - (1 - p) ** len(positions) if p < 1 else 1.0
+        for i in positions:
+            verdict = stats.binomial_test(int(rows[:, i].sum()), len(rows), p / seen, alpha,
+                                          what=f"sentences with t = {s} that masked position {i}")
+            expect(verdict.ok, f"every position should be masked with the same probability t/T = {p:.2f} "
+                               f"(given t = {s}), wherever it sits in the sentence; position {i} is not. "
+                               f"{verdict.summary}")
+        i, j = pair
+        verdict = stats.binomial_test(int((rows[:, i] & rows[:, j]).sum()), len(rows), p * p / seen, alpha,
+                                      what=f"sentences with t = {s} that masked both positions {i} and {j}")
+        expect(verdict.ok, f"{name} should toss one coin per position: positions {i} and {j} should both be "
+                           f"masked with probability (t/T)^2 = {p * p:.3f} given t = {s}. {verdict.summary}")
+
+
 @check("DiffusionLoss.law")
 @one_thread
 def loss_law(DiffusionLoss):
-    """t uniform on 1..T, drawn per sentence; each position masked with probability t/T."""
+    """t uniform on 1..T, drawn per sentence; each position masked with probability t/T, on its own."""
     T, batch, length, calls = 4, 8, 16, 250
-    alpha = stats.split(ALPHA, T + 2)
+    alpha = stats.split(ALPHA, 2 + T + T * (length + 1))
     obs = [observe(DiffusionLoss, sentences(batch, length), T) for _ in range(calls)]
     t = torch.cat([o.t for o in obs])
     counts = torch.cat([o.masked.sum(1) for o in obs])
@@ -197,6 +223,7 @@ def loss_law(DiffusionLoss):
                                   what="pairs of sentences in one batch with the same t")
     expect(verdict.ok, "each sentence of the batch should draw its own t (shape (batch, 1)), "
                        f"not one t for the whole batch. {verdict.summary}")
+    position_tests(obs, T, range(length), (0, 1), alpha)
     for s in range(1, T + 1):
         pmf = stats.binomial_pmf(length, s / T)
         pmf[0] = 0.0
@@ -338,14 +365,22 @@ def loss_training(DiffusionLoss):
 @check("DiffusionLossPrompt")
 @one_thread
 def prompt_loss(DiffusionLossPrompt):
-    """Exact for every call (prompt never masked, nothing visible counts, weight T/t), and the right
-    expectation over the answer positions (Bernstein, as for DiffusionLoss)."""
+    """Exact for every call (prompt never masked, nothing visible counts, weight T/t), every answer
+    position masked with probability t/T on its own, and the right expectation over the answer positions
+    (Bernstein, as for DiffusionLoss)."""
     T, batch, length = 5, 6, 10
     for _ in range(40):
         x_0 = sentences(batch, length)
         prompt = torch.arange(length)[None] < torch.randint(0, length, (batch, 1))
         prompt[0] = torch.rand(length) < 0.5  # a prompt need not be a prefix
         observe(DiffusionLossPrompt, x_0, T, prompt)
+    # The same prompt in every row, not a prefix: its answer positions, t by t.
+    fixed = torch.tensor([True, False, False, True, False, False, False, True, False, False])
+    answer = torch.nonzero(~fixed).flatten().tolist()
+    alpha = stats.split(ALPHA, 1 + 2 * (len(answer) + 1))
+    obs = [observe(DiffusionLossPrompt, sentences(batch, length), 2, fixed.expand(batch, -1))
+           for _ in range(120)]
+    position_tests(obs, 2, answer, tuple(answer[:2]), alpha, "DiffusionLossPrompt")
     calls = 200
     logits = torch.randn(1, length, V)
     x_0 = sentences(batch, length)
@@ -357,6 +392,6 @@ def prompt_loss(DiffusionLossPrompt):
                          "DiffusionLossPrompt(net, x_0, prompt, mask, T)", prompt=prompt)
     verdict = stats.bernstein_test(sum(values) / calls, float(surprise.sum(1).mean()), calls * batch,
                                    float((harmonic - 1) * (surprise ** 2).sum(1).mean()),
-                                   float((T - 1) * surprise.sum(1).max()), ALPHA, what="average loss")
+                                   float((T - 1) * surprise.sum(1).max()), alpha, what="average loss")
     expect(verdict.ok, "with a net whose guesses ignore x_t, the average loss should equal the sum of "
                        f"-log p(x_0^i) over the answer (non-prompt) positions. {verdict.summary}")

@@ -148,17 +148,35 @@ def all_masks(L, mask):
     return torch.full((L,), mask, dtype=torch.long)
 
 
+def neighbour_pairs(L):
+    """Disjoint pairs of neighbouring positions: (0, 1), (2, 3), ... Under independence each pair is
+    an independent trial, so counting what pairs do together is an exact binomial test."""
+    return [(i, i + 1) for i in range(0, L - 1, 2)]
+
+
 @check("Undiffuse.rate")
 def undiffuse_rate(Undiffuse):
     L, runs = 16, 400
     guess = fixed_guesser(table([[1, 1, 1, 1, 1, 1, 1]] * L))
     cases = (2, 3, 5, 10)
-    alpha = stats.split(ALPHA, len(cases) + 1)
+    pairs = neighbour_pairs(L)
+    # per t: the total, every position, the neighbour pairs; then the histogram of the chains
+    alpha = stats.split(ALPHA, len(cases) * (2 + L) + 1)
     for t in cases:
-        revealed = int((steps(Undiffuse, all_masks(L, MASK_SMALL), t, guess, MASK_SMALL, runs)
-                        != MASK_SMALL).sum())
-        verdict = stats.binomial_test(revealed, runs * L, 1 / t, alpha, what=f"masks revealed at t = {t}")
+        revealed = steps(Undiffuse, all_masks(L, MASK_SMALL), t, guess, MASK_SMALL, runs) != MASK_SMALL
+        verdict = stats.binomial_test(int(revealed.sum()), runs * L, 1 / t, alpha,
+                                      what=f"masks revealed at t = {t}")
         expect(verdict.ok, f"each masked token should be revealed with probability 1/t. {verdict.summary}")
+        for i in range(L):
+            verdict = stats.binomial_test(int(revealed[:, i].sum()), runs, 1 / t, alpha,
+                                          what=f"runs that revealed position {i} at t = {t}")
+            expect(verdict.ok, f"every masked position should be revealed with the same probability 1/t, "
+                               f"wherever it sits: a coin for each. {verdict.summary}")
+        both = int(sum((revealed[:, i] & revealed[:, j]).sum() for i, j in pairs))
+        verdict = stats.binomial_test(both, runs * len(pairs), 1 / t ** 2, alpha,
+                                      what=f"neighbouring masks both revealed at t = {t}")
+        expect(verdict.ok, f"each masked position should toss its own coin: two neighbours should both be "
+                           f"revealed with probability (1/t)^2. {verdict.summary}")
     # from t = 10 (all masked) down to t = 5, as ForwardMaskFast would give
     final = chains(Undiffuse, L, range(10, 5, -1), guess, MASK_SMALL, 1200)[:, -1]
     counts = (final == MASK_SMALL).sum(dim=1)
@@ -171,15 +189,13 @@ SAMPLE_ROWS = [[0.5, 0.3, 0.2], [0.1, 0.1, 0.1, 0.1, 0.6], [0, 0, 0, 0.25, 0, 0,
                [0.4, 0.6], [1.0]]
 
 
-def token_counts(Undiffuse, p, runs, *extra):
-    """How often each token lands at each position when everything is revealed at t = 1."""
-    counts = torch.zeros_like(p)
-    for out in steps(Undiffuse, all_masks(len(p), MASK_SMALL), 1, fixed_guesser(p), MASK_SMALL, runs, *extra):
-        expect(not bool((out == MASK_SMALL).any()), "at t = 1 every mask must be revealed")
-        expect(bool((out < p.shape[1]).all() and (out >= 0).all()), "Undiffuse wrote a token id outside "
-                                                                      "the vocabulary")
-        counts[torch.arange(len(p)), out] += 1
-    return counts
+def token_draws(Undiffuse, p, runs):
+    """What `runs` steps at t = 1 write at each position, everything revealed: a (runs, L) tensor."""
+    outs = steps(Undiffuse, all_masks(len(p), MASK_SMALL), 1, fixed_guesser(p), MASK_SMALL, runs)
+    expect(not bool((outs == MASK_SMALL).any()), "at t = 1 every mask must be revealed")
+    expect(bool((outs < p.shape[1]).all() and (outs >= 0).all()), "Undiffuse wrote a token id outside "
+                                                                    "the vocabulary")
+    return outs
 
 
 def frequencies_match(counts, p, runs, alpha, label):
@@ -191,28 +207,29 @@ def frequencies_match(counts, p, runs, alpha, label):
                            f"position. {verdict.summary}")
 
 
+# Pairs of (position, token): the draws at different positions must be independent, so each pair
+# comes out together with the product of its probabilities.
+JOINT = [((0, 1), (3, 1)), ((2, 3), (3, 0)), ((1, 4), (2, 6)), ((0, 0), (1, 4))]
+
+
 @check("Undiffuse.samples")
 def undiffuse_samples(Undiffuse):
     p, runs = table(SAMPLE_ROWS), 1500
-    frequencies_match(token_counts(Undiffuse, p, runs), p, runs, ALPHA, "sampling")
-
-
-@check("Undiffuse.temperature")
-def undiffuse_temperature(Undiffuse):
-    p, runs = table(SAMPLE_ROWS), 1000
-    alpha = stats.split(ALPHA, 4)
-    for temperature in (1.0, 0.5, 2.0):
-        want = p ** (1 / temperature)
-        want = want / want.sum(dim=1, keepdim=True)
-        counts = token_counts(Undiffuse, p, runs, temperature)
-        frequencies_match(counts, want, runs, alpha, f"temperature {temperature}")
-    # At temperature 0.01 a token other than the most probable one has probability below
-    # (0.3/0.5)**100 ~ 7e-23 per position: over these draws, far below the check's budget.
-    counts = token_counts(Undiffuse, p, 200, 0.01)
-    argmax = p.argmax(dim=1)
-    expect(bool((counts[torch.arange(len(p)), argmax] == 200).all()),
-           "as the temperature goes to 0 every revealed token should be the most probable one "
-           "(temperature 0.01 gave other tokens)")
+    outs = token_draws(Undiffuse, p, runs)
+    counts = torch.zeros_like(p)
+    for out in outs:
+        counts[torch.arange(len(p)), out] += 1
+    alpha = stats.split(ALPHA, 2)
+    frequencies_match(counts, p, runs, alpha, "sampling")
+    alpha = stats.split(alpha, len(JOINT))
+    for (i, a), (j, b) in JOINT:
+        together = int(((outs[:, i] == a) & (outs[:, j] == b)).sum())
+        want = float(p[i, a] * p[j, b])
+        verdict = stats.binomial_test(together, runs, want, alpha,
+                                      what=f"position {i} became {a} and position {j} became {b}")
+        expect(verdict.ok, f"each position's token should be drawn on its own (torch.multinomial draws "
+                           f"every row independently): the pair should come out with probability "
+                           f"{float(p[i, a]):.2f} x {float(p[j, b]):.2f} = {want:.2f}. {verdict.summary}")
 
 
 @check("Undiffuse.one_sentence")
@@ -225,27 +242,44 @@ def undiffuse_one_sentence(Undiffuse):
                                    f"'{ALIVE}', got '{Decode(x)}'")
     # the step at which each position is revealed: the first t whose result shows it
     reveal_step = torch.where(trace != MASK, ts[None, :, None], 0).amax(dim=1)
-    alpha = stats.split(ALPHA, 2)
+    pairs = neighbour_pairs(4)
+    alpha = stats.split(ALPHA, 4 + 1)
     uniform = [0.0] + [1 / T] * T
-    for position in (0, 3):
+    for position in range(4):
         verdict = stats.dkw_test(reveal_step[:, position], uniform, alpha,
                                  what=f"the step at which position {position} is revealed")
         expect(verdict.ok, f"words should appear in a random order: each position is revealed at a "
                            f"step uniform on 1..{T}. {verdict.summary}")
+    together = int(sum((reveal_step[:, i] == reveal_step[:, j]).sum() for i, j in pairs))
+    verdict = stats.binomial_test(together, runs * len(pairs), 1 / T, alpha,
+                                  what="neighbouring words revealed at the same step")
+    expect(verdict.ok, f"each word should appear on its own: two neighbours should be revealed at the same "
+                       f"step with probability 1/{T} (one coin per masked position at every step). "
+                       f"{verdict.summary}")
 
 
 # ---------------------------------------------------------------- the two-sentence world
 
 @check("SamplePInit_two")
 def sample_two(SamplePInit_two):
-    runs, alive = 2000, 0
+    runs = 2000
+    alive = []
     for result in SamplePInit_two.repeat([], runs):
         x = vector(value_of(result, "SamplePInit_two()"), "SamplePInit_two()", length=4, dtype=torch.long)
         expect(Decode(x) in (ALIVE, EMPTY), f"SamplePInit_two() gave '{Decode(x)}', which has "
                                             "probability zero")
-        alive += Decode(x) == ALIVE
-    verdict = stats.binomial_test(alive, runs, 0.8, ALPHA, what=f"'{ALIVE}'")
+        alive.append(Decode(x) == ALIVE)
+    alive = torch.tensor(alive)
+    alpha = stats.split(ALPHA, 2)
+    verdict = stats.binomial_test(int(alive.sum()), runs, 0.8, alpha, what=f"'{ALIVE}'")
     expect(verdict.ok, f"'{ALIVE}' should come 80% of the time. {verdict.summary}")
+    # Calls must be independent: in disjoint pairs of consecutive calls, two 'empty's in a row come
+    # with probability 0.2 x 0.2 = 0.04 (a sampler that spreads them out evenly never gives two).
+    first, second = alive[0::2], alive[1::2]
+    verdict = stats.binomial_test(int((~first & ~second).sum()), runs // 2, 0.04, alpha,
+                                  what=f"two '{EMPTY}' in a row (calls 1-2, 3-4, ...)")
+    expect(verdict.ok, f"each call should draw afresh, whatever came before: '{EMPTY}' twice in a row "
+                       f"should happen with probability 0.2 x 0.2 = 0.04. {verdict.summary}")
 
 
 TWO_WORDS = sorted({int(i) for s in (ALIVE, EMPTY) for i in Encode(s)} | {MASK})

@@ -103,4 +103,29 @@ def Chat(question, answer_length=64, T=64, step=Undiffuse, show=False):
         x = step(x, t, GuessBERT, BERT_MASK)
     return Text(x[len(prompt):]).replace("[PAD]", "").split("[/Answer")[0].strip()
 """, ("Chat.show",)),
+
+    Mutant("AtTemperature", "p ** temperature instead of p ** (1/temperature)", """
+def AtTemperature(p, temperature):
+    q = p ** temperature
+    return q / q.sum(dim=-1, keepdim=True)
+""", ("AtTemperature",)),
+    Mutant("AtTemperature", "divides the probabilities by the temperature as if they were logits", """
+def AtTemperature(p, temperature):
+    return torch.softmax(p / temperature, dim=-1)
+""", ("AtTemperature",)),
+    Mutant("AtTemperature", "forgets to normalise", """
+def AtTemperature(p, temperature):
+    return p ** (1 / temperature)
+""", ("AtTemperature",)),
+    Mutant("AtTemperature", "normalises over the wrong axis", """
+def AtTemperature(p, temperature):
+    q = p ** (1 / temperature)
+    return q / q.sum(dim=0, keepdim=True)
+""", ("AtTemperature",)),
+    Mutant("AtTemperature", "tempers the guess in place", """
+def AtTemperature(p, temperature):
+    p **= 1 / temperature
+    p /= p.sum(dim=-1, keepdim=True)
+    return p
+""", ("AtTemperature",)),
 ]

@@ -108,6 +108,30 @@ def ForwardMask(x_0, t, beta):
     return xs
 """, ("ForwardMask.history", "ForwardMask.rates")),
 
+    Mutant("ForwardMask", "right count, but always the leftmost visible tokens", """
+def ForwardMask(x_0, t, beta):
+    xs = [x_0]
+    x = x_0
+    for s in range(1, t + 1):
+        x = x.clone()
+        visible = torch.nonzero(x != MASK).flatten()
+        n = int((torch.rand(len(visible)) < beta[s]).sum())   # as many as the coins say...
+        x[visible[:n]] = MASK                                   # ...but the first ones
+        xs.append(x)
+    return xs
+""", ("ForwardMask.rates",)),
+    Mutant("ForwardMask", "neighbours share one coin", """
+def ForwardMask(x_0, t, beta):
+    xs = [x_0]
+    x = x_0
+    for s in range(1, t + 1):
+        x = x.clone()
+        coins = torch.rand((len(x) + 1) // 2).repeat_interleave(2)[:len(x)]
+        x[coins < beta[s]] = MASK
+        xs.append(x)
+    return xs
+""", ("ForwardMask.rates",)),
+
     Mutant("ForwardMaskFast", "masks with alpha_bar instead of 1 - alpha_bar", """
 def ForwardMaskFast(x_0, t, alpha_bar):
     x = x_0.clone()
@@ -152,4 +176,9 @@ def ForwardMaskFast(x_0, t, alpha_bar):
     x[torch.rand(len(x)) < 1 / (T - t + 1)] = MASK
     return x
 """, ("ForwardMaskFast.basics", "ForwardMaskFast.law")),
+    Mutant("ForwardMaskFast", "neighbours share one coin", """
+def ForwardMaskFast(x_0, t, alpha_bar):
+    coins = torch.rand((len(x_0) + 1) // 2).repeat_interleave(2)[:len(x_0)]
+    return torch.where(coins < 1 - alpha_bar[t], MASK, x_0)
+""", ("ForwardMaskFast.law",)),
 ]

@@ -37,17 +37,17 @@ def GuessX0_one(x_t):
 """, ("GuessX0_one",)),
 
     Mutant("Undiffuse", "argmax instead of sampling", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = p.argmax(dim=1)
     x = x_t.clone()
     reveal = (x == mask) & (torch.rand(len(x)) < 1 / t)
     x[reveal] = guess[reveal]
     return x
-""", ("Undiffuse.samples", "Undiffuse.temperature", "Undiffuse.two_sentences")),
+""", ("Undiffuse.samples", "Undiffuse.two_sentences")),
     Mutant("Undiffuse", "overwrites visible tokens too", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     x = x_t.clone()
     reveal = torch.rand(len(x)) < 1 / t
@@ -55,33 +55,33 @@ def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
     return x
 """, ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.two_sentences")),
     Mutant("Undiffuse", "reads the global MASK, not the mask argument", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     x = x_t.clone()
     reveal = (x == MASK) & (torch.rand(len(x)) < 1 / t)
     x[reveal] = guess[reveal]
     return x
-""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.temperature")),
+""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples")),
     Mutant("Undiffuse", "reveals with probability 1/(t+1)", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     x = x_t.clone()
     reveal = (x == mask) & (torch.rand(len(x)) < 1 / (t + 1))
     x[reveal] = guess[reveal]
     return x
-""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.temperature",
+""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples",
       "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
     Mutant("Undiffuse", "reveals everything at once", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     return torch.where(x_t == mask, guess, x_t)
 """, ("Undiffuse.rate", "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
     Mutant("Undiffuse", "reveals left to right, ceil(masked/t) per step", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     x = x_t.clone()
     masked = torch.nonzero(x == mask).flatten()
@@ -90,30 +90,38 @@ def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
     return x
 """, ("Undiffuse.rate", "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
     Mutant("Undiffuse", "masks its input in place", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** (1 / temperature)
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
     guess = torch.multinomial(p, 1).squeeze(1)
     reveal = (x_t == mask) & (torch.rand(len(x_t)) < 1 / t)
     x_t[reveal] = guess[reveal]
     return x_t
-""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.temperature",
+""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples",
       "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
-    Mutant("Undiffuse", "temperature as p ** temperature", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = GuessX0(x_t) ** temperature
-    p = p / p.sum(dim=1, keepdim=True)
-    guess = torch.multinomial(p, 1).squeeze(1)
+    Mutant("Undiffuse", "right number of reveals, but always the leftmost masks", """
+def Undiffuse(x_t, t, GuessX0, mask):
+    guess = torch.multinomial(GuessX0(x_t), 1).squeeze(1)
+    x = x_t.clone()
+    masked = torch.nonzero(x == mask).flatten()
+    n = int((torch.rand(len(masked)) < 1 / t).sum())   # as many as the coins say...
+    x[masked[:n]] = guess[masked[:n]]                   # ...but the first ones
+    return x
+""", ("Undiffuse.rate", "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
+    Mutant("Undiffuse", "one random number picks the token at every position", """
+def Undiffuse(x_t, t, GuessX0, mask):
+    p = GuessX0(x_t)
+    u = torch.rand(1)                                   # shared by all positions
+    guess = (p.cumsum(dim=1) < u).sum(dim=1).clamp(max=p.shape[1] - 1)
     reveal = (x_t == mask) & (torch.rand(len(x_t)) < 1 / t)
     return torch.where(reveal, guess, x_t)
-""", ("Undiffuse.temperature",)),
-    Mutant("Undiffuse", "temperature divides probabilities as if they were logits", """
-def Undiffuse(x_t, t, GuessX0, mask, temperature=1.0):
-    p = torch.softmax(GuessX0(x_t) / temperature, dim=1)
-    guess = torch.multinomial(p, 1).squeeze(1)
-    reveal = (x_t == mask) & (torch.rand(len(x_t)) < 1 / t)
-    return torch.where(reveal, guess, x_t)
-""", ("Undiffuse.keeps", "Undiffuse.rate", "Undiffuse.samples", "Undiffuse.temperature",
-      "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
+""", ("Undiffuse.samples", "Undiffuse.two_sentences")),
+    Mutant("Undiffuse", "one coin for all the masks", """
+def Undiffuse(x_t, t, GuessX0, mask):
+    guess = torch.multinomial(GuessX0(x_t), 1).squeeze(1)
+    if torch.rand(1) < 1 / t:
+        return torch.where(x_t == mask, guess, x_t)
+    return x_t.clone()
+""", ("Undiffuse.rate", "Undiffuse.one_sentence", "Undiffuse.two_sentences")),
 
     Mutant("SamplePInit_two", "a fair coin", """
 def SamplePInit_two():
@@ -129,6 +137,16 @@ def SamplePInit_two():
 def SamplePInit_two():
     a, b = [0, 1, 3, 4], [0, 2, 3, 5]
     return torch.tensor([x if torch.rand(1) < 0.8 else y for x, y in zip(a, b)])
+""", ("SamplePInit_two",)),
+
+    Mutant("SamplePInit_two", "exactly four in five: a counter instead of a coin", """
+calls = 0
+
+def SamplePInit_two():
+    global calls
+    calls += 1
+    words = "the box is empty" if calls % 5 == 0 else "the cat is alive"
+    return torch.tensor([vocab.index(w) for w in words.split()])
 """, ("SamplePInit_two",)),
 
     Mutant("GuessX0_two", "no fallback: 0/0 when neither sentence agrees", """
