@@ -484,19 +484,42 @@ def course_files(root):
             root / "nbgrader_config.py", root / "pyproject.toml"]
 
 
+def _status(pid):
+    """(name, parent pid, real uid) of a process, or None once it has gone."""
+    try:
+        fields = dict(line.split(":", 1) for line in (Path("/proc") / str(pid) / "status").read_text().splitlines()
+                      if ":" in line)
+        return fields["Name"].strip(), int(fields["PPid"]), int(fields["Uid"].split()[0])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _inside_a_live_sandbox(pid):
+    """True when a process runs under a bubblewrap that another grader still holds (its parent is alive
+    and not init): another batch's kernel on a shared machine, not something this batch left behind.
+    After our batch every bwrap of ours has ended, or been orphaned to init, which counts as left."""
+    seen = set()
+    while pid > 1 and pid not in seen:
+        seen.add(pid)
+        status = _status(pid)
+        if status is None:
+            return False
+        name, parent, _ = status
+        if name == "bwrap":
+            return parent > 1 and _status(parent) is not None
+        pid = parent
+    return False
+
+
 def sandbox_processes():
+    """Processes of sandbox users left running after the batch (other graders' live sandboxes excluded)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
-                uid = int(next(line for line in (entry / "status").read_text().splitlines()
-                               if line.startswith("Uid:")).split()[1])
-            except (OSError, StopIteration):
-                continue
-            if uid in UIDS:
+            status = _status(entry.name)
+            if status and status[2] in UIDS and not _inside_a_live_sandbox(int(entry.name)):
                 found.append(entry.name)
     return found
-
 
 
 def run(course, folder, jobs=2):
