@@ -10,6 +10,7 @@ import shutil
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,14 @@ def test_the_rerun_state_follows_every_input(course, monkeypatch):
     assert rerun.inputs_hash(course, ["01"], "off", {}) != first
     monkeypatch.setenv("MASKDIFF_GRADING_SEED", "7")
     assert rerun.inputs_hash(course, ["01"], "auto", {}) != first
+
+
+def test_the_readme_states_the_cluster_defaults():
+    root = Path(cli.__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    defaults = cli.parser().parse_args(["grade", "x"])
+    assert defaults.executor == "local" and defaults.retries == 2 and defaults.timeout == 0
+    assert "`--retries N` (default 2)" in readme and "`--timeout SECONDS` (default none)" in readme
+    assert 'pip install "dask[distributed]"' in readme
+    assert any(line.startswith("dask[distributed]") for line in
+               (root / "requirements.txt").read_text().splitlines())
