@@ -218,13 +218,17 @@ def run_job(job, bundle):
     import socket
     from . import grade
     started = time.perf_counter()
-    _GRADING.acquire()
     done, box = threading.Event(), {}
-    course_root = _course_here(bundle)
-    folder = Path(tempfile.mkdtemp(prefix="maskdiff-job-"))
-    args = (str(course_root / "course"), str(course_root / "template.db"), job.student,
-            str(folder / "submission"), str(folder / "scratch"), job.sandbox, _cache_here(), job.limits,
-            job.selected)
+    _GRADING.acquire()
+    try:
+        course_root = _course_here(bundle)
+        folder = Path(tempfile.mkdtemp(prefix="maskdiff-job-"))
+        args = (str(course_root / "course"), str(course_root / "template.db"), job.student,
+                str(folder / "submission"), str(folder / "scratch"), job.sandbox, _cache_here(), job.limits,
+                job.selected)
+    except BaseException:
+        _GRADING.release()
+        raise
 
     def work():
         try:
