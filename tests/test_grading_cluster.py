@@ -122,6 +122,9 @@ def test_a_student_past_the_timeout_fails_saying_so(course, tmp_path, monkeypatc
     outcome = job.run_job(job.Job("slow", [], "off", {}, course.notebooks()[:1], timeout=0.2), bundle)
     assert [(r.student, r.status) for r in outcome.result.rows] == [("slow", "failed")]
     assert "per-student limit of 0.2 s" in outcome.result.rows[0].reason
+    assert not job._GRADING.acquire(blocking=False)  # no one else is graded here until it ends
+    assert job._GRADING.acquire(timeout=30)
+    job._GRADING.release()
 
 
 def test_dask_needs_a_scheduler(course, tmp_path, capsys):
@@ -168,3 +171,15 @@ def test_the_readme_states_the_cluster_defaults():
     assert 'pip install "dask[distributed]"' in readme
     assert any(line.startswith("dask[distributed]") for line in
                (root / "requirements.txt").read_text().splitlines())
+
+
+def test_kernels_on_a_worker_get_the_graders_thread_settings(course, monkeypatch):
+    """Dask's nanny sets OMP_NUM_THREADS=1 in its workers; a job brings the main process's values."""
+    seen = {}
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as on a Dask worker
+    monkeypatch.setattr(grading, "grade_student", lambda *args: seen.update(
+        {name: os.environ.get(name) for name in job.THREADS}))
+    bundle = job.course_bundle(course, course.root / "nbgrader_config.py")
+    environ = {"OMP_NUM_THREADS": None, "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": None}
+    job.run_job(job.Job("a", [], "off", {}, course.notebooks()[:1], environ=environ), bundle)
+    assert seen == environ and os.environ["OMP_NUM_THREADS"] == "1" and "MKL_NUM_THREADS" not in os.environ

@@ -20,12 +20,17 @@ import stat
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import repair
 
 PACKAGES = ("maskdiff_solutions", "maskdiff_client")
+# What kernels inherit of the grader's environment that Dask changes: its nanny sets these to 1 in
+# every worker. A job restores the main process's values (None: unset), so that kernels run with the
+# same threads as under the local pool.
+THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 @dataclass
@@ -47,6 +52,7 @@ class Job:
     limits: dict
     selected: list
     timeout: float = 0.0      # seconds for the whole student; 0: none
+    environ: dict = field(default_factory=lambda: {name: os.environ.get(name) for name in THREADS})
 
 
 @dataclass
@@ -211,6 +217,26 @@ def write_outputs(files, scratch):
         (scratch / name).write_bytes(data)
 
 
+@contextmanager
+def environment(values):
+    """os.environ with these variables set (None: unset), restored afterwards."""
+    old = {name: os.environ.get(name) for name in values}
+    try:
+        for name, value in values.items():
+            _set(name, value)
+        yield
+    finally:
+        for name, value in old.items():
+            _set(name, value)
+
+
+def _set(name, value):
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
 def run_job(job, bundle):
     """Grade one student here (a worker): write the submission and course out, run grade_student,
     return an Outcome. A crash becomes the student's failed rows, as in a local batch; past
@@ -233,7 +259,8 @@ def run_job(job, bundle):
     def work():
         try:
             unpack_submission(job.submission, folder / "submission")
-            box["result"] = grade.grade_student(*args)
+            with environment(job.environ):
+                box["result"] = grade.grade_student(*args)
         except Exception as err:  # noqa: BLE001 - one student's crash must not end the batch
             box["result"] = grade.crashed(args, err)
         try:
