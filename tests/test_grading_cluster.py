@@ -52,7 +52,9 @@ def dask_graded(course, small_batch, tmp_path_factory):
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
     workspace = tmp_path_factory.mktemp("dask")
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+    # a LocalCluster's nanny sets OMP_NUM_THREADS and co. to 1 in this process too: undone afterwards
+    with job.environment({name: os.environ.get(name) for name in job.THREADS}), \
+            dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
@@ -177,6 +179,7 @@ def test_kernels_on_a_worker_get_the_graders_thread_settings(course, monkeypatch
     """Dask's nanny sets OMP_NUM_THREADS=1 in its workers; a job brings the main process's values."""
     seen = {}
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as on a Dask worker
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     monkeypatch.setattr(grading, "grade_student", lambda *args: seen.update(
         {name: os.environ.get(name) for name in job.THREADS}))
     bundle = job.course_bundle(course, course.root / "nbgrader_config.py")

@@ -15,7 +15,8 @@ from . import job as jobs
 
 
 def connect(scheduler):
-    """A distributed Client for an address (or an existing Client, as tests pass one)."""
+    """A distributed Client for an address, and whether it is ours to close (from Python, a connected
+    Client may be passed instead)."""
     try:
         from distributed import Client
     except ImportError:
@@ -31,10 +32,14 @@ def connect(scheduler):
 
 
 def check_workers(client):
-    """Every worker must grade with this installation's code (same course packages)."""
+    """Every worker (those connected now) must grade with this installation's code."""
     client.wait_for_workers(1, timeout=120)
     here = jobs.package_fingerprint()
-    theirs = client.run(jobs.package_fingerprint)
+    try:
+        theirs = client.run(jobs.package_fingerprint)
+    except Exception as err:  # noqa: BLE001 - typically: the package is not installed there
+        raise RuntimeError(f"a Dask worker cannot run the course's grading code ({type(err).__name__}: "
+                           f"{err}): install this checkout on every worker (see the README)") from None
     stale = sorted(worker for worker, value in theirs.items() if value != here)
     if stale:
         raise RuntimeError(f"the Dask workers {', '.join(stale)} have other maskdiff_solutions code than "
