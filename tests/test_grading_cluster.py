@@ -5,6 +5,8 @@ One cluster run serves the Dask tests (CI time): a LocalCluster of two worker pr
 small batch (notebook 01, a broken file and a missing notebook among the students) while the test
 kills the worker that is grading a student, and the scheduler is told to give up on a task at its
 first lost worker, so that our own retry brings the student back."""
+import contextlib
+import io
 import os
 import shutil
 import signal
@@ -48,7 +50,7 @@ def _kill_a_worker_mid_student(client, done):
 
 @pytest.fixture(scope="module")
 def dask_graded(course, small_batch, tmp_path_factory):
-    """(workspace, report, key of the task whose worker was killed)."""
+    """(workspace, report, key of the task whose worker was killed, what grading said on stderr)."""
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
     workspace = tmp_path_factory.mktemp("dask")
@@ -58,12 +60,13 @@ def dask_graded(course, small_batch, tmp_path_factory):
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        done, out = threading.Event(), {}
+        done, out, said = threading.Event(), {}, io.StringIO()
 
         def run():
             try:
-                out["report"] = grade(course, small_batch, workspace, progress=False, notebooks=["01"],
-                                      executor="dask", scheduler=cluster.scheduler_address, retries=2)
+                with contextlib.redirect_stderr(said):
+                    out["report"] = grade(course, small_batch, workspace, progress=False, notebooks=["01"],
+                                          executor="dask", scheduler=cluster.scheduler_address, retries=2)
             except BaseException as err:  # noqa: BLE001 - shown by the test
                 out["error"] = err
             finally:
@@ -75,7 +78,7 @@ def dask_graded(course, small_batch, tmp_path_factory):
         thread.join()
     if "error" in out:
         raise out["error"]
-    return workspace, out["report"], killed
+    return workspace, out["report"], killed, said.getvalue()
 
 
 def test_a_dask_cluster_grades_exactly_as_one_job(small_serial, dask_graded):
@@ -83,9 +86,10 @@ def test_a_dask_cluster_grades_exactly_as_one_job(small_serial, dask_graded):
 
 
 def test_a_worker_killed_mid_batch_loses_no_student(small_serial, dask_graded):
-    workspace, report, killed = dask_graded
+    workspace, report, killed, said = dask_graded
     assert killed, "the batch ended before a worker could be killed"
     student = killed.rsplit("-", 2)[0].removeprefix("grade-")
+    assert f"{student}: no result from the cluster (KilledWorker" in said  # our retry, not Dask's
     assert [vars(r) for r in report.rows if r.student == student] == \
            [vars(r) for r in small_serial[1].rows if r.student == student]
     assert {r.student for r in report.rows} == {r.student for r in small_serial[1].rows}

@@ -8,6 +8,7 @@ submitted again, up to `retries` more times; a student still without a result th
 rows that say so. At most a few tasks per worker thread are in flight, so the main process never
 holds the whole batch's submissions at once.
 """
+import sys
 import uuid
 from pathlib import Path
 
@@ -88,6 +89,8 @@ def run(tasks, course, template, scheduler, retries=2, timeout=0.0):
             except Exception as err:  # noqa: BLE001 - the job catches its own errors: this is the cluster's
                 outcome = None
                 if attempts[student] <= retries:
+                    print(f"{student}: no result from the cluster ({type(err).__name__}: {err}); grading "
+                          f"again, attempt {attempts[student] + 1} of {retries + 1}", file=sys.stderr)
                     waiting.insert(0, student)
                 else:
                     outcome = jobs.Outcome(crashed(tasks[student], RuntimeError(
