@@ -138,6 +138,9 @@ def test_dask_needs_a_scheduler(course, tmp_path, capsys):
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
                        "--workspace", str(tmp_path / "ws"), "--executor", "dask"])
     assert status == 2 and "--scheduler" in capsys.readouterr().err
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path / "ws"), "--timeout", "60"])
+    assert status == 2 and "--timeout are for --executor dask" in capsys.readouterr().err
 
 
 def test_only_changed_regrades_only_changed_students(course, small_batch, small_serial, tmp_path, monkeypatch):

@@ -13,7 +13,10 @@ a row whose status says what happened and why:
 Each student is graded in a scratch workspace of their own, with a copy of the gradebook kept
 outside the folders their code runs in; the main process then merges that student's rows into
 the real gradebook. Workers therefore never share an sqlite file (no locking), and `--jobs N` gives
-the same results as a serial run because both run exactly the same per-student function.
+the same results as a serial run because both run exactly the same per-student function. With
+`--executor dask` that function runs on a Dask cluster as a job whose inputs and outputs are data
+(course/job.py, course/cluster.py); its outputs are written into the same scratch folder and merged
+the same way. `--only-changed` keeps the results of unchanged submissions (course/rerun.py).
 
 Student code never runs in a process that decides anything. nbgrader runs here, but each notebook's
 kernel starts in a sandbox of its own (course/sandbox.py) that sees the student's files and nothing
@@ -446,6 +449,8 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "dask" and not scheduler:
         raise ValueError("--executor dask needs --scheduler ADDRESS (the Dask scheduler, e.g. tcp://host:8786)")
+    if executor == "local" and (scheduler or timeout):
+        raise ValueError("--scheduler and --timeout are for --executor dask")
     if retries < 0 or timeout < 0:
         raise ValueError(f"--retries and --timeout cannot be negative, got {retries} and {timeout}")
     grading_seed("settings")  # MASKDIFF_GRADING_SEED
