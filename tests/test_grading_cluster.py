@@ -30,13 +30,13 @@ def _executing(dask_worker):
 
 
 def _kill_a_worker_mid_student(client, done):
-    """SIGKILL the process of a worker that has been grading the same student for 3 s; the key of
+    """SIGKILL the process of a worker that has been grading the same student for 1.5 s; the key of
     that student's task, or None if the batch ended first."""
     while not done.is_set():
         busy = {addr: value for addr, value in client.run(_executing).items() if value[1]}
         if busy:
             addr, (pid, keys) = sorted(busy.items())[0]
-            time.sleep(3)
+            time.sleep(1.5)  # a kernel student takes several seconds (its imports, its kernel)
             try:
                 still = client.run(_executing, workers=[addr])[addr]
             except Exception:  # noqa: BLE001 - it went away by itself
