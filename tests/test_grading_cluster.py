@@ -120,6 +120,10 @@ def test_a_submission_travels_as_it_is_seen(tmp_path):
     assert big.kind == "placeholder" and not big.data
     assert grading.copy_extras(tmp_path / "out", tmp_path / "copy") == \
         grading.copy_extras(folder, tmp_path / "copy2")
+    assert job.submission_hash(tmp_path / "out") == job.submission_hash(folder)
+    before = job.submission_hash(folder)
+    (folder / "sub" / "data.txt").write_bytes(b"y" * 10)
+    assert job.submission_hash(folder) != before
 
 
 def test_a_student_past_the_timeout_fails_saying_so(course, tmp_path, monkeypatch):

@@ -65,29 +65,38 @@ class Outcome:
 
 # --- the submission as data ---------------------------------------------------------------------
 
-def pack_submission(folder):
-    """[Entry] for everything grading looks at in folder. Files grading never reads (notebooks over
-    repair's size limit, other files past copy_extras' budget) travel as their size alone, so the
-    worker reports them exactly as a local grader would."""
+def _walk(folder):
+    """(relative path, kind, path) for everything grading looks at in folder, kind as in Entry: files
+    grading never reads (notebooks over repair's size limit, other files past copy_extras' budget,
+    counted in the same order) are placeholders."""
     from .grade import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, submitted_entries
-    folder = Path(folder)
-    entries, count, size = [], 0, 0
+    count = size = 0
     for path, regular in submitted_entries(folder):
         relative = path.relative_to(folder).as_posix()
         if path.is_symlink():
-            entries.append(Entry(relative, "link", target=os.readlink(path)))
-            continue
-        if not regular:
-            entries.append(Entry(relative, "other"))
-            continue
-        info = path.stat()
-        if path.suffix == ".ipynb":
-            read = info.st_size <= repair.MAX_NOTEBOOK_BYTES
-        else:  # the same budget, in the same order, as copy_extras
-            size, count = size + info.st_size, count + 1
-            read = count <= MAX_EXTRA_FILES and size <= MAX_EXTRA_BYTES
-        entries.append(Entry(relative, "file" if read else "placeholder", path.read_bytes() if read else b"",
-                             info.st_size, info.st_mtime_ns))
+            yield relative, "link", path
+        elif not regular:
+            yield relative, "other", path
+        elif path.suffix == ".ipynb":
+            yield relative, "file" if path.stat().st_size <= repair.MAX_NOTEBOOK_BYTES else "placeholder", path
+        else:
+            size, count = size + path.stat().st_size, count + 1
+            yield relative, "file" if count <= MAX_EXTRA_FILES and size <= MAX_EXTRA_BYTES else "placeholder", path
+
+
+def pack_submission(folder):
+    """[Entry] for everything grading looks at in folder; placeholders travel as their size alone, so
+    the worker reports them exactly as a local grader would."""
+    entries = []
+    for relative, kind, path in _walk(Path(folder)):
+        if kind == "link":
+            entries.append(Entry(relative, kind, target=os.readlink(path)))
+        elif kind == "other":
+            entries.append(Entry(relative, kind))
+        else:
+            info = path.stat()
+            entries.append(Entry(relative, kind, path.read_bytes() if kind == "file" else b"", info.st_size,
+                                 info.st_mtime_ns))
     return entries
 
 
@@ -114,18 +123,19 @@ def unpack_submission(entries, folder):
 
 
 def submission_hash(folder):
-    """A hash of everything grading reads of a submission (names, kinds, contents, link targets and
-    the notebooks' modification times, which choose among renamed copies)."""
-    from .grade import submitted_entries
+    """A hash of what grading reads of a submission: names, kinds, link targets, the contents of the
+    files it reads (placeholders: their size and time), and the notebooks' modification times, which
+    choose among renamed copies."""
     digest = hashlib.sha256()
-    for path, regular in submitted_entries(Path(folder)):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        if path.is_symlink():
-            digest.update(b"link\0" + os.readlink(path).encode() + b"\0")
-        elif not regular:
-            digest.update(b"other\0")
-        else:
-            digest.update(b"file\0%d\0" % (path.stat().st_mtime_ns if path.suffix == ".ipynb" else 0))
+    for relative, kind, path in _walk(Path(folder)):
+        digest.update(f"{relative}\0{kind}\0".encode())
+        if kind == "link":
+            digest.update(os.readlink(path).encode() + b"\0")
+        elif kind == "placeholder":
+            info = path.stat()
+            digest.update(b"%d\0%d\0" % (info.st_size, info.st_mtime_ns))
+        elif kind == "file":
+            digest.update(b"%d\0" % (path.stat().st_mtime_ns if path.suffix == ".ipynb" else 0))
             with open(path, "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
