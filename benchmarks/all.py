@@ -9,6 +9,7 @@ Runs, one after the other on this machine (the other scripts here hold the detai
   chat_calls.py   network calls per answer of notebook 03's faster sampler against the plain loop
   sampler.py      notebook 05's vectorised update and batched sampler against per-row loops
   power.py        the reference under 20 grading seeds and every mutant against its checks
+  grading_scale.py  per-student overhead of grading on a Dask cluster against the local pool
 With --full-notebooks it also times each solution notebook top to bottom in full mode (no
 NBGRADER_EXECUTION, no CI: the sizes a student runs on Colab), which takes a long while on a CPU.
 """
@@ -26,6 +27,7 @@ STEPS = [
     ("chat calls", ["chat_calls.py", "--runs", "50"]),
     ("sampler", ["sampler.py"]),
     ("power", ["power.py", "--seeds", "20"]),
+    ("grading scale", ["grading_scale.py"]),
 ]
 
 

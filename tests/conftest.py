@@ -44,3 +44,26 @@ def graded_batch(course, awkward_batch, tmp_path_factory):
     workspace = tmp_path_factory.mktemp("grading")
     report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
+
+
+# A small batch for the tests that compare ways of grading (jobs, executors): notebook 01 only, which
+# every awkward case damages, with a broken file and a missing notebook among the students.
+SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
+
+
+@pytest.fixture(scope="session")
+def small_batch(awkward_batch, tmp_path_factory):
+    import shutil
+    folder = tmp_path_factory.mktemp("small") / "collected"
+    for student in SMALL_BATCH:
+        shutil.copytree(awkward_batch[0] / student, folder / student, symlinks=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_serial(course, small_batch, tmp_path_factory):
+    """The small batch graded serially (--jobs 1, notebook 01): (workspace, report), the reference
+    every other way of grading must match."""
+    from maskdiff_solutions.course.grade import grade
+    workspace = tmp_path_factory.mktemp("serial")
+    return workspace, grade(course, small_batch, workspace, jobs=1, progress=False, notebooks=["01"])

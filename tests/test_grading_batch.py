@@ -1,7 +1,6 @@
 """Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
 status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
 import re
-import shutil
 import sqlite3
 
 import pytest
@@ -102,7 +101,27 @@ def test_summary_counts_pass_rates_and_totals(graded_batch, tmp_path):
     assert (tmp_path / "grading-summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def _gradebook_rows(db):
+def test_two_jobs_give_the_same_results_as_one(course, small_batch, small_serial, tmp_path):
+    """The same students, serially and with --jobs 2: identical rows, gradebook, CSV and feedback
+    (notebook 01 only, which every case damages: the whole batch is graded by graded_batch)."""
+    one, serial = small_serial
+    two = tmp_path / "jobs2"
+    parallel = grade(course, small_batch, two, jobs=2, progress=False, notebooks=["01"])
+    assert_same_grading(one, serial, two, parallel)
+
+
+def assert_same_grading(one, serial, two, other):
+    """Two gradings of the same batch agree: rows, tests, gradebook, CSV bytes, feedback pages."""
+    assert [vars(row) for row in other.rows] == [vars(row) for row in serial.rows]
+    assert other.tests == serial.tests
+    assert gradebook_rows(two / "gradebook.db") == gradebook_rows(one / "gradebook.db")
+    assert len(gradebook_rows(one / "gradebook.db")) > len(serial.rows)
+    assert (two / CSV_NAME).read_bytes() == (one / CSV_NAME).read_bytes()
+    listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
+    assert listing(two) == listing(one)
+
+
+def gradebook_rows(db):
     """Every grade of the batch as plain values (ids and timestamps differ from run to run)."""
     con = sqlite3.connect(db)
     try:
@@ -114,28 +133,6 @@ def _gradebook_rows(db):
             "JOIN submitted_assignment sa ON sn.assignment_id = sa.id").fetchall())
     finally:
         con.close()
-
-
-SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
-
-
-def test_two_jobs_give_the_same_results_as_one(course, awkward_batch, tmp_path):
-    """The same students, serially and with --jobs 2: identical rows, gradebook, CSV and feedback
-    (notebook 01 only, which every case damages: the whole batch is graded by graded_batch)."""
-    small = tmp_path / "collected"
-    for student in SMALL_BATCH:
-        shutil.copytree(awkward_batch[0] / student, small / student, symlinks=True)
-    runs = {jobs: (tmp_path / f"jobs{jobs}", grade(course, small, tmp_path / f"jobs{jobs}", jobs=jobs,
-                                                    progress=False, notebooks=["01"]))
-            for jobs in (1, 2)}
-    (one, serial), (two, parallel) = runs[1], runs[2]
-    assert [vars(row) for row in parallel.rows] == [vars(row) for row in serial.rows]
-    assert parallel.tests == serial.tests
-    assert _gradebook_rows(two / "gradebook.db") == _gradebook_rows(one / "gradebook.db")
-    assert len(_gradebook_rows(one / "gradebook.db")) > len(serial.rows)
-    assert (two / CSV_NAME).read_text() == (one / CSV_NAME).read_text()
-    listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
-    assert listing(two) == listing(one)
 
 
 def test_grade_rejects_zero_jobs(course, tmp_path, capsys):

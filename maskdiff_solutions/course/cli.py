@@ -31,6 +31,18 @@ def parser():
                                            "(default: the course root)")
     grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
+    grade.add_argument("--executor", choices=("local", "dask"), default="local",
+                       help="local: --jobs processes on this machine (default); dask: the Dask cluster at "
+                            "--scheduler (see the README's guide to grading on a cluster)")
+    grade.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://host:8786")
+    grade.add_argument("--retries", type=int, default=2, help="with dask: times a student whose worker "
+                                                              "was lost is graded again (default 2)")
+    grade.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
+                       help="with dask: a student still grading after this long fails, saying so "
+                            "(default 0: no limit beyond the cell time limits)")
+    grade.add_argument("--only-changed", action="store_true",
+                       help="regrade only students whose submission changed since the last grading "
+                            "into this workspace (the others keep their results)")
     grade.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                        help="grade only this notebook (01, or 01_noise_for_words); repeat for more; "
                             "default: all")
@@ -78,7 +90,8 @@ def dispatch(args):
         from . import summary
         from .grade import grade, print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
-                       notebooks=args.notebooks)
+                       notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
+                       retries=args.retries, timeout=args.timeout, only_changed=args.only_changed)
         print_table(report.rows)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"

@@ -13,7 +13,10 @@ a row whose status says what happened and why:
 Each student is graded in a scratch workspace of their own, with a copy of the gradebook kept
 outside the folders their code runs in; the main process then merges that student's rows into
 the real gradebook. Workers therefore never share an sqlite file (no locking), and `--jobs N` gives
-the same results as a serial run because both run exactly the same per-student function.
+the same results as a serial run because both run exactly the same per-student function. With
+`--executor dask` that function runs on a Dask cluster as a job whose inputs and outputs are data
+(course/job.py, course/cluster.py); its outputs are written into the same scratch folder and merged
+the same way. `--only-changed` keeps the results of unchanged submissions (course/rerun.py).
 
 Student code never runs in a process that decides anything. nbgrader runs here, but each notebook's
 kernel starts in a sandbox of its own (course/sandbox.py) that sees the student's files and nothing
@@ -41,7 +44,7 @@ from nbgrader.api import Gradebook
 from tqdm.auto import tqdm
 
 from ..grading.checker import Checker
-from . import autograde, handed_in, notebooks, repair
+from . import autograde, handed_in, notebooks, repair, rerun
 from .feedback import generate_feedback
 from .layout import PACKAGE_PARENT, Course
 from .release import failure, generate, nbgrader_errors
@@ -433,48 +436,73 @@ def students(submissions):
     return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
 
 
-def check_settings(course, jobs=1):
+EXECUTORS = ("local", "dask")
+
+
+def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, scheduler=None):
     """Every setting grading reads, checked before anyone is graded: a bad one stops the command with
     its name instead of failing every student (a non-integer seed fails every hidden check)."""
     from ..grading.core import grading_seed
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    if executor not in EXECUTORS:
+        raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "dask" and not scheduler:
+        raise ValueError("--executor dask needs --scheduler ADDRESS (the Dask scheduler, e.g. tcp://host:8786)")
+    if executor == "local" and (scheduler or timeout):
+        raise ValueError("--scheduler and --timeout are for --executor dask")
+    if retries < 0 or timeout < 0:
+        raise ValueError(f"--retries and --timeout cannot be negative, got {retries} and {timeout}")
     grading_seed("settings")  # MASKDIFF_GRADING_SEED
     return configured_limits(course.root)  # [tool.maskdiff.sandbox], MASKDIFF_SANDBOX_LIMITS
 
 
-def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None):
+def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
+          executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False):
+    """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
+    machine; "dask": a Dask cluster at `scheduler` (course/cluster.py), each lost student tried
+    `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
+    whose submission and course inputs are unchanged since the last grading keep their results."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
-    limits = check_settings(course, jobs)
+    limits = check_settings(course, jobs, executor, retries, timeout, scheduler)
     selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
-    cache = warm_caches()
+    cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
     batch = students(submissions)
+    state = rerun.State(workspace, rerun.inputs_hash(course, selected, sandbox, limits),
+                        course.assignment)
+    results = state.reusable(batch) if only_changed else {}
     main_db = workspace / "gradebook.db"
-    results = {}
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
         tasks = {student: (str(course.root), str(template), student, str(folder),
                            str(Path(scratch) / student), sandbox, cache, limits, selected)
-                 for student, folder in batch.items()}
+                 for student, folder in batch.items() if student not in results}
         bar = Progress({student: Path(args[4]) for student, args in tasks.items()}, len(selected),
                        course.assignment, progress)
         merging = 0.0
+        if executor == "dask":
+            from . import cluster
+            stream = cluster.run(tasks, course, template, scheduler, retries, timeout)
+        else:
+            stream = _run(tasks, jobs)
         try:
-            for student, result in _run(tasks, jobs):
+            for student, result in stream:
                 started = time.perf_counter()
                 merge(main_db, Path(tasks[student][4]), workspace, result, course.assignment)
                 merging += time.perf_counter() - started
                 results[student] = result
+                state.record(student, batch[student], result)
                 bar.finished(student)
         finally:
             bar.close()
+            state.save()
     rows = [row for student in sorted(results) for row in results[student].rows]
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
