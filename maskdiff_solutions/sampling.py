@@ -20,7 +20,7 @@ def Undiffuse(x_t, t, GuessX0, mask):
 def UndiffuseGreedy(x_t, t, GuessX0, mask):
     """Unmask the ceil(masked / t) masked positions whose most probable token is most probable."""
     confidence, guess = GuessX0(x_t).float().max(dim=-1)
-    masked = (x_t == mask).cpu()
+    masked = (x_t == mask).to(confidence.device)  # the guesses may live on a GPU
     k = math.ceil(int(masked.sum()) / t)
     x = x_t.clone()
     if k:
