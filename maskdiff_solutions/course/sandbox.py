@@ -233,28 +233,46 @@ def _uid_exists(uid):
         return False
 
 
-def kill_user(uid):
-    """SIGKILL every process whose real uid is `uid` (the sandbox's user), until none is left."""
+def _kill_until_gone(pids_of):
+    """SIGKILL the processes pids_of() lists, again and again, until it lists none (a process may fork
+    while its siblings die)."""
     for _ in range(50):
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            for line in status.splitlines():
-                if line.startswith("Uid:") and int(line.split()[1]) == uid:
-                    found.append(int(entry.name))
-        if not found:
+        pids = pids_of()
+        if not pids:
             return
-        for pid in found:
+        for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         time.sleep(0.02)
+
+
+def _pids_of_user(uid):
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:") and int(line.split()[1]) == uid:
+                found.append(int(entry.name))
+    return found
+
+
+def _pids_in_group(group):
+    try:
+        return [int(p) for p in (group / "cgroup.procs").read_text().split()]
+    except OSError:  # the group is gone
+        return []
+
+
+def kill_user(uid):
+    """SIGKILL every process whose real uid is `uid` (the sandbox's user), until none is left."""
+    _kill_until_gone(lambda: _pids_of_user(uid))
 
 
 class Cgroup:
@@ -293,19 +311,7 @@ class Cgroup:
 
     def close(self):
         for group in self.dirs:
-            for _ in range(50):
-                try:
-                    pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-                except OSError:
-                    break
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                time.sleep(0.02)
+            _kill_until_gone(lambda: _pids_in_group(group))
             try:
                 group.rmdir()
             except OSError:
