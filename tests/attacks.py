@@ -495,17 +495,18 @@ def _status(pid):
 
 
 def _inside_a_live_sandbox(pid):
-    """True when a process runs under a bubblewrap that another grader still holds (its parent is alive
-    and not init): another batch's kernel on a shared machine, not something this batch left behind.
-    After our batch every bwrap of ours has ended, or been orphaned to init, which counts as left."""
+    """True when a process runs under a bubblewrap (the grader's, not a sandbox user's process named so)
+    that another grader still holds (its parent is alive and not init): another batch's kernel on a
+    shared machine, not something this batch left behind. After our batch every bwrap of ours has
+    ended, or been orphaned to init, which counts as left."""
     seen = set()
     while pid > 1 and pid not in seen:
         seen.add(pid)
         status = _status(pid)
         if status is None:
             return False
-        name, parent, _ = status
-        if name == "bwrap":
+        name, parent, uid = status
+        if name == "bwrap" and uid not in UIDS:  # the grader's bwrap: a student may name a process so too
             return parent > 1 and _status(parent) is not None
         pid = parent
     return False
