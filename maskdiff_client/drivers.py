@@ -278,5 +278,12 @@ def loss_training(function, batches, mask, vocab_size, size, lr):
     return {"weights": {name: value.detach().clone() for name, value in net.state_dict().items()}}
 
 
-DRIVERS = {f.__name__: f for f in (call_many, repeat, chains, call_with_globals, loss_observe,
+def drawing(function):
+    """What a notebook cell drew and printed (a `drawn.Cell` handed to run_check), as plain data;
+    None for anything else."""
+    from .drawn import Cell
+    return function.data() if isinstance(function, Cell) else None
+
+
+DRIVERS = {f.__name__: f for f in (drawing, call_many, repeat, chains, call_with_globals, loss_observe,
                                    loss_values, loss_backprop, loss_training)}

@@ -53,9 +53,15 @@ def test_cell_conventions(course, name):
         meta = nbtools.nbgrader(cell)
         if nbtools.is_carried(cell):
             carried |= set(check_carried_cell(name, cell))
-        elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
+        elif nbtools.is_function(cell):
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
+        elif nbtools.is_drawing(cell):
+            assert meta["grade_id"].startswith(("plot_", "show_")), \
+                f"{meta['grade_id']!r}: a plot or printout cell is named plot_... or show_..."
+            following = cells[cells.index(cell) + 1]
+            assert nbtools.grade_id(following) == "test_" + meta["grade_id"], \
+                f"{meta['grade_id']!r} must be followed by its test cell test_{meta['grade_id']}"
         if nbtools.is_manual(cell) or nbtools.is_test(cell):
             assert meta.get("points", 0) > 0, f"{meta['grade_id']} carries no points"
         if nbtools.is_test(cell):
@@ -66,8 +72,7 @@ def test_cell_conventions(course, name):
             assert nbtools.BEGIN_HIDDEN in cell.source
             assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
             tested |= {check.split(".")[0] for check in checks}
-    functions = {nbtools.grade_id(c) for c in cells
-                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)}
+    functions = {nbtools.grade_id(c) for c in cells if nbtools.is_function(c) or nbtools.is_drawing(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
     assert not carried & tested, f"functions graded again after an earlier notebook: {carried & tested}"
 
@@ -101,6 +106,10 @@ def test_source_passes_its_own_tests(course, name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_stubs_fail_every_test(course, name):
     results = Validator(invert=True).validate(str(course.release_dir / name))
+    # A plot's test cell has no visible assert (the figure is gone by then on Colab): its hidden check
+    # fails on the stub instead (tests/test_checks_plots.py).
+    passing = [r for r in results.get("passed", []) if "assert" in r.get("source", "")]
+    results = {**results, "passed": passing} if passing else {k: v for k, v in results.items() if k != "passed"}
     assert results == {}, f"tests passing on the stubs: {json.dumps(results, indent=1)[:2000]}"
 
 

@@ -46,6 +46,7 @@ import pytest
 import torch
 
 import maskdiff_client
+from maskdiff_client import drawn
 import maskdiff_solutions
 from maskdiff_solutions import grading
 from maskdiff_solutions.course import notebooks as nbtools
@@ -78,7 +79,7 @@ class Notebook:
     def __init__(self, name):
         self.name = name
         self.cells = nbtools.read(SOURCE / name).cells
-        self.functions, self.carried, self.tests, self.given = {}, {}, [], []
+        self.functions, self.carried, self.tests, self.given, self.drawings = {}, {}, [], [], {}
         for cell in self.cells:
             if cell.cell_type != "code":
                 continue
@@ -87,8 +88,10 @@ class Notebook:
                 self.carried.update({f: gid for f in nbtools.defined_functions(cell.source)})
             elif nbtools.is_test(cell):
                 self.tests.append((gid, nbtools.hidden_check_names(cell.source), cell.source))
-            elif nbtools.is_solution(cell) and not nbtools.is_manual(cell):
+            elif nbtools.is_function(cell):
                 self.functions[gid] = cell
+            elif nbtools.is_drawing(cell):
+                self.drawings[gid] = cell
             elif not nbtools.is_solution(cell):
                 self.given.append(cell)
 
@@ -275,9 +278,10 @@ class Recorder:
 
 
 def code_cells(name):
-    """(grade_id, cell) of the code cells the execution runs: answer cells (plots, printouts) left out."""
+    """(grade_id, cell) of the code cells the execution runs: answer cells and plots or printouts left out
+    (tests/test_checks_plots.py shows that a plot of a buggy function costs nothing there)."""
     return [(nbtools.grade_id(cell), cell) for cell in notebook(name).cells
-            if cell.cell_type == "code" and not nbtools.is_manual(cell)]
+            if cell.cell_type == "code" and not nbtools.is_manual(cell) and not nbtools.is_drawing(cell)]
 
 
 _PREFIXES = {}
@@ -317,9 +321,17 @@ def run_cell(name, gid, source, after, namespace, results, monkeypatch):
     except Exception as err:  # noqa: BLE001 - what a cell raises is what we look at
         raised = f"{type(err).__name__}: {err}"
     if nbtools.is_test(cell):
-        asked = [(check, all(f is namespace.get(function_of(check)) for f in fs))
-                 for check, fs in recorder.asked]
+        asked = [(check, asked_with_own_functions(check, fs, namespace)) for check, fs in recorder.asked]
         results[gid] = (asked, raised)
+
+
+def asked_with_own_functions(check, functions, namespace):
+    """A function's check gets that function of the notebook; a plot's check gets the record of the
+    cell above (maskdiff_client.drawn) and the notebook's functions it names."""
+    if check.startswith(("plot_", "show_")):
+        return (bool(functions) and isinstance(functions[0], drawn.Cell)
+                and all(f is namespace.get(getattr(f, "__name__", None)) for f in functions[1:]))
+    return all(f is namespace.get(function_of(check)) for f in functions)
 
 
 def run(name, replace=(), after=(), skip=(), monkeypatch=None):

@@ -49,6 +49,20 @@ def is_carried(cell):
     return is_solution(cell) and (grade_id(cell) or "").startswith(CARRIED_PREFIX)
 
 
+def is_drawing(cell):
+    """A cell the student writes that is not a function: a plot or printout (grade_id `plot_...` or
+    `show_...`), judged by the hidden check of the test cell `test_<grade_id>` right after it. A
+    solution code cell without points that does not define the function it is named after."""
+    return (is_solution(cell) and cell.cell_type == "code" and not nbgrader(cell).get("grade")
+            and not is_carried(cell) and grade_id(cell) not in defined_functions(cell.source))
+
+
+def is_function(cell):
+    """A cell that defines the student function it is named after."""
+    return (is_solution(cell) and cell.cell_type == "code" and not nbgrader(cell).get("grade")
+            and not is_carried(cell) and not is_drawing(cell))
+
+
 def is_manual(cell):
     """An answer graded by a person: a solution cell that also carries points."""
     meta = nbgrader(cell)

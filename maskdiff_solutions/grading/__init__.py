@@ -1,6 +1,7 @@
 """Hidden checks, one module per part of the course; importing this package registers them all."""
 from .core import ALPHA, CHECKS, DEFAULT_SEED, SEED_VARIABLE, Outcome, evaluate, grading_seed, run
 from . import forward  # noqa: F401  (registers the checks of notebook 01)
+from . import forward_plots  # noqa: F401  (notebook 01's plots and printout)
 from . import sampling  # noqa: F401  (notebook 02)
 from . import chat  # noqa: F401  (notebook 03)
 from . import loss  # noqa: F401  (notebook 04)

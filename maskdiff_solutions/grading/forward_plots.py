@@ -1,0 +1,247 @@
+"""Hidden checks of notebook 01's plots and printout: they read what the student drew (grading/plots.py).
+
+Each check compares the drawing with the student's own functions, sampled again here (with our
+schedule and sentence), so a bug in MakeSchedule, ForwardMask or ForwardMaskFast is charged in that
+function's tests only; if the function raises, the drawing is compared with the right law instead.
+"""
+import numpy as np
+import torch
+
+from .. import stats
+from ..schedule import MakeSchedule as reference_schedule
+from ..toy import MASK, SCHRODINGER, Encode, VOCAB
+from . import plots
+from .core import ALPHA, Failure, check, expect
+
+X_0 = Encode(SCHRODINGER)
+L = X_0.numel()
+MIN_RUNS = 100   # the least repeats(n) gives
+
+
+def schedules(MakeSchedule, T):
+    """(beta, alpha_bar) to accept: ours, and the student's if their MakeSchedule gives other numbers."""
+    ours = tuple(v.numpy() for v in reference_schedule(T))
+    out = [ours]
+    try:
+        beta, alpha_bar = MakeSchedule(T)
+        theirs = tuple(np.asarray(torch.as_tensor(v, dtype=torch.float64)).reshape(-1) for v in (beta, alpha_bar))
+        if all(v.size == T + 1 and np.isfinite(v).all() for v in theirs):
+            out.append(theirs)
+    except Exception:  # noqa: BLE001 - a broken MakeSchedule: judge by the right schedule only
+        pass
+    return out
+
+
+def require_labels(axes, what):
+    expect(axes.labelled(), f"{what}: label both axes (set_xlabel / set_ylabel)")
+    expect(axes.legend, f"{what}: add a legend that says which curve is which (ax.legend())")
+
+
+def masked_counts(outcomes, last):
+    """Masked tokens in each run's sentence (the last of a history when `last`); None if the function
+    raised or returned something that is not a sentence of x_0 with masks."""
+    counts = []
+    for result in outcomes:
+        if result[0] != "ok":
+            return None
+        value = result[1][-1] if last and isinstance(result[1], (list, tuple)) and result[1] else result[1]
+        try:
+            x = torch.as_tensor(np.asarray(value.detach().cpu() if torch.is_tensor(value) else value)).reshape(-1)
+        except (TypeError, ValueError, RuntimeError):
+            return None
+        counts.append(int((x == MASK).sum()))
+    return np.bincount(counts, minlength=L + 1)[:L + 1] if counts else None
+
+
+@check("plot_schedule")
+def plot_schedule(drawn, MakeSchedule):
+    T = 50
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("beta_t and alpha_bar_t against t for T = 50")
+    candidates = schedules(MakeSchedule, T)
+    steps = list(range(T + 1))
+    found = None
+    for ax in axes:
+        for beta, alpha_bar in candidates:
+            b = plots.first(ax.series, lambda s: plots.matches(s, steps[1:], beta[1:], coverage=0.9))
+            a = plots.first([s for s in ax.series if s is not b],
+                            lambda s: plots.matches(s, steps, alpha_bar, coverage=0.9))
+            if b is not None and a is not None:
+                found = ax, b, a
+                break
+        if found:
+            break
+    if found is None:
+        has_beta = any(plots.matches(s, steps[1:], beta[1:], coverage=0.9) for _, s in drawing.series()
+                       for beta, _ in candidates)
+        missing = "alpha_bar_t at every step t = 0..50" if has_beta else "beta_t = 1/(T-t+1) at the steps t = 1..50"
+        raise Failure(f"your figure has no curve of {missing} (with T = {T}); check T and which quantity "
+                      f"each curve shows")
+    ax, b, a = found
+    line = plots.first([s for s in ax.series if s is not a and s is not b],
+                       lambda s: plots.on_curve(s, lambda x: 1 - x / T, 0, T)
+                       or plots.matches(s, steps, [1 - t / T for t in steps], coverage=0.9))
+    expect(line is not None, "your figure has beta_t and alpha_bar_t but not the straight line 1 - t/T "
+                             "drawn on top of alpha_bar_t")
+    require_labels(ax, "the schedule plot")
+
+
+@check("show_dissolution")
+def show_dissolution(drawn, ForwardMask):
+    T = 16
+    drawing = plots.Drawing.of(drawn)
+    sentences = []
+    for line in plots.printed_lines(drawing.printed):
+        tokens = [w for w in plots.words(line) if w in VOCAB]
+        if len(tokens) >= L:
+            sentences.append(tokens[-L:])
+    expect(drawing.printed.strip(), "the cell above printed nothing; print every sentence of the history "
+                                    "with Decode, one per line")
+    expect(sentences, "no line of your printout is a sentence of 16 words: print each x_t with Decode(x_t)")
+    beta, _ = reference_schedule(T)
+    outcome = ForwardMask.repeat([X_0, T, beta], 1)[0]
+    expected = len(outcome[1]) if outcome[0] == "ok" and isinstance(outcome[1], (list, tuple)) else T + 1
+    expect(len(sentences) == expected,
+           f"your printout shows {len(sentences)} sentences; the history of T = {T} steps holds {expected} "
+           f"(x_0 ... x_{T}): print every one")
+    original = SCHRODINGER.split()
+    for t, tokens in enumerate(sentences):
+        odd = [w for w, o in zip(tokens, original) if w not in (o, VOCAB[MASK])]
+        if odd:
+            raise Failure(f"printed sentence {t} holds {odd[0]!r} where x_0 has another word: print the "
+                          f"history of x_0 itself")
+
+
+@check("plot_masked_fraction")
+def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
+    T = 50
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("the average fraction masked against t, with 1 - alpha_bar_t on top")
+    steps = list(range(T + 1))
+    theories = [1 - alpha_bar for _, alpha_bar in schedules(MakeSchedule, T)]
+    found = None
+    for ax in axes:
+        theory = plots.first(ax.series, lambda s: any(plots.matches(s, steps, f, coverage=0.9) for f in theories)
+                             or plots.on_curve(s, lambda x: x / T, 0, T))
+        if theory is not None:
+            found = ax, theory
+            break
+    if found is None:
+        wrong = any(plots.matches(s, steps, 1 - f, coverage=0.9) for _, s in drawing.series() for f in theories)
+        raise Failure("your theory curve is alpha_bar_t, the share still visible; the fraction masked is "
+                      "1 - alpha_bar_t" if wrong else
+                      f"your figure has no theory curve 1 - alpha_bar_t over t = 0..{T} (with T = {T})")
+    ax, theory = found
+    data = [(s, plots.values_at(s, steps)) for s in ax.series if s is not theory]
+    data = [(s, v) for s, v in data if v is not None and (~np.isnan(v)).sum() >= 0.9 * len(steps)]
+    expect(data, f"beside the theory curve your figure should show the average fraction masked at every "
+                 f"step t = 0..{T}")
+    beta, _ = reference_schedule(T)
+    outcomes = ForwardMask.repeat([X_0, T, beta], 400)
+    own = _fractions(outcomes, T)
+    tests = len(steps)
+    problems = []
+    for series, values in data:
+        runs = plots.runs_behind_means(values, L)
+        if runs is None or runs < MIN_RUNS:
+            problems.append(f"{series.describe()} is not an average over at least {MIN_RUNS} runs of "
+                            f"ForwardMask (its values are {'not' if runs is None else f'at most {runs}'} runs' "
+                            f"averages of whole tokens out of {L}): plot what your runs measured")
+            continue
+        seen = ~np.isnan(values)
+        if own is not None:
+            gap = np.abs(values[seen] - own[0][seen])
+            bound = plots.mean_gap_bound(runs, own[1], ALPHA / tests)
+            label = f"your ForwardMask ({own[1]} runs drawn by the grader)"
+        else:
+            expected = np.array(steps, dtype=float) / T
+            gap = np.abs(values[seen] - expected[seen])
+            bound = plots.mean_gap_bound(runs, 10 ** 12, ALPHA / tests)
+            label = "1 - alpha_bar_t"
+        if gap.max() <= bound:
+            return
+        worst = int(np.flatnonzero(seen)[gap.argmax()])
+        problems.append(f"at t = {worst} your plot shows {values[worst]:.3f} masked on average over {runs} runs, "
+                        f"but {label} gives {(own[0][worst] if own is not None else worst / T):.3f}; "
+                        f"more than chance allows ({bound:.3f})")
+    raise Failure(problems[0])
+
+
+def _fractions(outcomes, T):
+    """Mean fraction masked per step over the student's histories, and how many; None if they raised."""
+    rows = []
+    for result in outcomes:
+        if result[0] != "ok" or not isinstance(result[1], (list, tuple)) or len(result[1]) != T + 1:
+            return None
+        try:
+            rows.append([float((torch.as_tensor(np.asarray(x)) == MASK).float().mean()) for x in result[1]])
+        except (TypeError, ValueError, RuntimeError):
+            return None
+    return np.array(rows).mean(axis=0), len(rows)
+
+
+@check("plot_masked_histograms")
+def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
+    T, t, runs_here = 50, 20, 1000
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("two histograms of the masked count and the binomial law")
+    ns = list(range(L + 1))
+    laws = [np.asarray(stats.binomial_pmf(L, float(np.clip(1 - alpha_bar[t], 0, 1))), dtype=float)
+            for _, alpha_bar in schedules(MakeSchedule, T)]
+    for ax in axes:
+        law, scale = None, 1.0
+        for series in ax.series:
+            drawn_law = plots.values_at(series, ns)
+            if drawn_law is None or (~np.isnan(drawn_law)).sum() < L:
+                continue
+            for pmf in laws:
+                top = np.nanmax(drawn_law) / pmf.max()
+                if plots.matches(series, ns, pmf * top, coverage=0.9) and (abs(top - 1) < 1e-3 or top > 1.5):
+                    law, scale = series, top
+                    break
+            if law is not None:
+                break
+        if law is not None:
+            break
+    else:
+        raise Failure(f"your figure has no binomial law P(n) = C(16, n) p^n (1-p)^(16-n) with p = 1 - "
+                      f"alpha_bar_{t} = 0.40 over n = 0..16")
+    histograms = []
+    for series in ax.series:
+        if series is law or series.kind != "bars":
+            continue
+        heights = plots.bar_heights(series, ns)
+        counted = plots.counts_of(heights) if heights is not None else None
+        if counted is None:
+            raise Failure(f"{series.describe()} is not a histogram of runs: its bars are not whole counts "
+                          f"out of any number of runs (did you draw the law instead of your samples?)")
+        counts, runs = counted
+        density = abs(np.nansum(heights) - 1) < 1e-3
+        expect(density == (abs(scale - 1) < 1e-3),
+               f"{series.describe()} and the binomial law are on different scales: "
+               + ("the histogram shows probabilities but the law is multiplied by a count"
+                  if density else f"the histogram shows counts (adding up to {runs}) but the law adds up to "
+                                  f"1: draw the histograms with density=True"))
+        expect(runs >= MIN_RUNS, f"{series.describe()} counts only {runs} runs; use repeats(5000)")
+        histograms.append((series, counts))
+    expect(len(histograms) >= 2, f"draw two histograms (ForwardMask and ForwardMaskFast) beside the law; "
+                                 f"your figure has {len(histograms)}")
+    beta, alpha_bar = reference_schedule(T)
+    slow = masked_counts(ForwardMask.repeat([X_0, t, beta], runs_here), last=True)
+    fast = masked_counts(ForwardMaskFast.repeat([X_0, t, alpha_bar], runs_here), last=False)
+    problems = []
+    for first, second in ((0, 1), (1, 0)):
+        try:
+            for (series, counts), own, name in ((histograms[first], slow, "ForwardMask"),
+                                                (histograms[second], fast, "ForwardMaskFast")):
+                what = f"your histogram {series.describe()[4:]} as one of {name}"
+                if own is None:  # the function raised: judge by the law itself
+                    verdict = stats.dkw_test(np.repeat(np.arange(L + 1), counts), laws[0], ALPHA / 4, what=what)
+                    expect(verdict.ok, verdict.summary)
+                else:
+                    plots.two_sample_dkw(counts, own, ALPHA / 4, what)
+            require_labels(ax, "the histogram plot")
+            return
+        except Failure as failure:
+            problems.append(str(failure))
+    raise Failure(problems[0] + (f" (and the other way round: {problems[1]})" if len(problems) > 1 else ""))

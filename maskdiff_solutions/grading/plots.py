@@ -1,0 +1,257 @@
+"""Reading what a student drew and printed, for the hidden checks of plots and printouts.
+
+A plot test cell hands the checker `last_cell()` (maskdiff_client.drawn): the figures the cell above
+drew and the text it printed, turned into plain data in the student's kernel. Nothing of it is
+trusted: `Drawing` validates every field and turns each axes into `Series`, one per thing drawn
+(a line, a set of bars, a histogram drawn as steps, scattered points), in data coordinates. The
+checks (`grading/*_plots.py`) then look for the series they need with the helpers below and decide
+with exact tests, as the function checks do.
+
+Fairness: a plot of a student's function is compared with what *that function* does (sampled again
+by the check), not with the right answer, so a bug in the function costs marks only in the
+function's own tests. The theory drawn on top is compared with the right formula, or with the same
+formula computed from the student's own schedule.
+"""
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import stats
+from .core import Failure, expect
+
+TOLERANCE = 1e-3   # how close a drawn value must be to an exact one (float32 plots, rounding)
+
+
+@dataclass
+class Series:
+    kind: str                  # "line", "bars", "points"
+    x: np.ndarray
+    y: np.ndarray
+    label: str = ""
+    style: dict = field(default_factory=dict)
+
+    def describe(self):
+        name = f" {self.label!r}" if self.label and not self.label.startswith("_") else ""
+        return f"the {self.kind}{name}"
+
+
+def _array(value, what):
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "fiub":
+        return value.astype(float)
+    if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+        return np.asarray(value, dtype=float)
+    raise Failure(f"the grader could not read {what} of your figure")
+
+
+def _str(value):
+    return value if isinstance(value, str) else ""
+
+
+class Axes:
+    """One axes of the student's figure, as series in data coordinates."""
+
+    def __init__(self, data):
+        if not isinstance(data, dict):
+            raise Failure("the grader could not read an axes of your figure")
+        self.xscale, self.yscale = _str(data.get("xscale")), _str(data.get("yscale"))
+        self.xlabel, self.ylabel, self.title = (_str(data.get(k)).strip() for k in ("xlabel", "ylabel", "title"))
+        self.legend = [_str(t) for t in data.get("legend") or [] if isinstance(t, str)]
+        self.series, self.hlines = [], []
+        for line in data.get("lines") or []:
+            x, y = _array(line.get("x"), "a line"), _array(line.get("y"), "a line")
+            if x.size != y.size:
+                continue
+            if not line.get("in_data"):        # axhline and friends: y in data, x in axes units
+                if y.size and np.allclose(y, y[0]):
+                    self.hlines.append(float(y[0]))
+                continue
+            style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker"))}
+            self.series.append(Series("line", x, y, _str(line.get("label")), style))
+        for bars in data.get("bars") or []:
+            x, w = _array(bars.get("x"), "a bar"), _array(bars.get("width"), "a bar")
+            h = _array(bars.get("height"), "a bar")
+            if x.size != w.size or x.size != h.size or not x.size:
+                continue
+            if _str(bars.get("orientation")) == "horizontal":
+                continue
+            self.series.append(Series("bars", x, h, _str(bars.get("label")), {"width": w}))
+        for steps in data.get("steps") or []:
+            values, edges = _array(steps.get("values"), "a histogram"), _array(steps.get("edges"), "a histogram")
+            if edges.size == values.size + 1 and values.size:
+                self.series.append(Series("bars", edges[:-1], values, _str(steps.get("label")),
+                                          {"width": np.diff(edges)}))
+        for polygon in data.get("polygons") or []:
+            bars = _steps_of_polygon(_array(polygon.get("x"), "a histogram"), _array(polygon.get("y"), "a histogram"))
+            if bars is not None:
+                self.series.append(Series("bars", bars[0], bars[2], _str(polygon.get("label")), {"width": bars[1]}))
+        for points in data.get("points") or []:
+            x, y = _array(points.get("x"), "points"), _array(points.get("y"), "points")
+            if x.size == y.size and x.size:
+                self.series.append(Series("points", x, y, _str(points.get("label"))))
+
+    def labelled(self):
+        return bool(self.xlabel) and bool(self.ylabel)
+
+
+def _steps_of_polygon(x, y):
+    """A histogram drawn with histtype="step"/"stepfilled" is one polygon whose bin tops are its
+    horizontal edges drawn left to right: (left edges, widths, heights), or None."""
+    top = [(x[i], x[i + 1] - x[i], y[i]) for i in range(x.size - 1) if y[i] == y[i + 1] and x[i + 1] > x[i]]
+    if not top:
+        return None
+    left, width, height = (np.array(v, dtype=float) for v in zip(*top))
+    return left, width, height
+
+
+class Drawing:
+    """What a cell drew and printed."""
+
+    def __init__(self, data):
+        if not isinstance(data, dict):
+            raise Failure("the grader found no record of the cell above this test: run the notebook "
+                          "from the top, with the plot's cell right before this one")
+        figures = data.get("figures") if isinstance(data.get("figures"), list) else []
+        self.axes = [Axes(a) for f in figures if isinstance(f, dict) for a in (f.get("axes") or [])
+                     if isinstance(a, dict)]
+        self.printed = _str(data.get("printed"))
+
+    @classmethod
+    def of(cls, cell):
+        """Ask the kernel for what `cell` (a handed-over `last_cell()`) drew and printed."""
+        return cls(cell.drive("drawing"))
+
+    def need_axes(self, what):
+        expect(self.axes, f"the cell above this test drew no figure; it should draw {what} "
+                          f"(did it run without an error?)")
+        return self.axes
+
+    def series(self):
+        return [(ax, s) for ax in self.axes for s in ax.series]
+
+
+# ---- matching drawn values with known ones -----------------------------------------------------
+
+def values_at(series, xs):
+    """The drawn y at each of the integers xs (NaN where the series has no point there)."""
+    if series.kind == "bars":
+        return bar_heights(series, xs)
+    out = np.full(len(xs), np.nan)
+    for i, x in enumerate(xs):
+        hit = np.flatnonzero(np.abs(series.x - x) < 1e-6)
+        if hit.size == 1:
+            out[i] = series.y[hit[0]]
+    return out
+
+
+def bar_heights(series, ns):
+    """The height of the bar that covers each integer n (one bar per n); NaN where none does, and
+    None when a bar covers several integers (bins wider than one count)."""
+    width = series.style.get("width", np.full(series.x.size, 0.8))
+    out = np.full(len(ns), np.nan)
+    for left, w, h in zip(series.x, width, series.y):
+        lo, hi = (left, left + w) if w >= 0 else (left + w, left)
+        covered = [n for n in ns if lo - 1e-9 <= n < hi - 1e-9]
+        if len(covered) > 1:
+            return None
+        if covered and h != 0:
+            out[ns.index(covered[0])] = h
+        elif covered and np.isnan(out[ns.index(covered[0])]):
+            out[ns.index(covered[0])] = 0.0
+    return out
+
+
+def matches(series, xs, ys, tolerance=TOLERANCE, coverage=1.0):
+    """Does the series hold ys at xs (at least `coverage` of them, and nothing contradicting)?"""
+    drawn = values_at(series, list(xs))
+    if drawn is None:
+        return False
+    seen = ~np.isnan(drawn)
+    if seen.sum() < coverage * len(xs) or not seen.any():
+        return False
+    return bool(np.all(np.abs(drawn[seen] - np.asarray(ys, dtype=float)[seen]) <= tolerance * max(1.0, np.abs(ys).max())))
+
+
+def on_curve(series, function, lo, hi, tolerance=TOLERANCE):
+    """Does every drawn point of the series lie on y = function(x), spanning most of [lo, hi]?"""
+    if series.kind == "bars" or series.x.size < 2:
+        return False
+    keep = ~(np.isnan(series.x) | np.isnan(series.y))
+    x, y = series.x[keep], series.y[keep]
+    if x.size < 2 or x.min() > lo + 0.1 * (hi - lo) or x.max() < hi - 0.1 * (hi - lo):
+        return False
+    return bool(np.all(np.abs(y - function(x)) <= tolerance * max(1.0, np.abs(function(x)).max())))
+
+
+def first(candidates, test):
+    for candidate in candidates:
+        if test(candidate):
+            return candidate
+    return None
+
+
+def counts_of(heights, max_runs=10 ** 6):
+    """Whole counts behind a histogram's heights, and the number of runs: heights may be counts, or
+    counts / runs (density=True, or divided by hand). None when no number of runs up to max_runs
+    makes every height a whole count: then the bars are not a histogram of samples."""
+    h = np.nan_to_num(np.asarray(heights, dtype=float))
+    if np.any(h < -1e-12) or h.sum() <= 0:
+        return None
+    if np.allclose(h, np.round(h), atol=1e-6) and h.sum() > 1.5:
+        counts = np.round(h).astype(np.int64)
+        return counts, int(counts.sum())
+    smallest = h[h > 0].min()
+    for c in range(1, 2000):   # the smallest bar is c samples out of runs = c / smallest
+        runs = int(round(c / smallest))
+        if runs < 1 or runs > max_runs:
+            continue
+        scaled = h * runs
+        if np.allclose(scaled, np.round(scaled), atol=max(1e-3, 2e-6 * runs)) and abs(round(scaled.sum()) - runs) <= 1e-6 * runs + 0.5:
+            return np.round(scaled).astype(np.int64), runs
+    return None
+
+
+def two_sample_dkw(counts_a, counts_b, alpha, what):
+    """Do two histograms of counts over the same bins come from the same law? Each empirical CDF is
+    within dkw_epsilon of the common one with probability 1 - alpha/2."""
+    na, nb = counts_a.sum(), counts_b.sum()
+    fa, fb = np.cumsum(counts_a) / na, np.cumsum(counts_b) / nb
+    gap = np.abs(fa - fb)
+    worst = int(gap.argmax())
+    bound = stats.dkw_epsilon(int(na), alpha / 2) + stats.dkw_epsilon(int(nb), alpha / 2)
+    if gap[worst] > bound:
+        raise Failure(f"{what}: the share of runs with at most {worst} is {fa[worst]:.3f} in your plot "
+                      f"but {fb[worst]:.3f} for your function ({int(nb)} runs drawn by the grader); "
+                      f"that gap ({gap[worst]:.3f}) is more than chance allows ({bound:.3f})")
+
+
+def mean_gap_bound(n, m, alpha):
+    """Two means of n and m independent values in [0, 1] that estimate the same number differ by more
+    than this with probability at most alpha (Hoeffding, each side at alpha / 2)."""
+    return math.sqrt(math.log(4 / alpha) / (2 * n)) + math.sqrt(math.log(4 / alpha) / (2 * m))
+
+
+def runs_behind_means(means, scale, max_runs=100_000):
+    """The number of runs N behind averages of values k/scale (k whole): the smallest N with every
+    mean * scale * N whole (a divisor of the true N at worst, which only widens a test's bounds)."""
+    y = np.asarray(means, dtype=float)
+    y = y[~np.isnan(y)]
+    if not y.size:
+        return None
+    runs = np.arange(1, max_runs + 1, dtype=float)
+    for start in range(0, max_runs, 5000):
+        block = runs[start:start + 5000]
+        scaled = np.outer(block, y * scale)
+        ok = np.all(np.abs(scaled - np.round(scaled)) <= np.maximum(2e-3, 1e-6 * scaled), axis=1)
+        if ok.any():
+            return int(block[np.argmax(ok)])
+    return None
+
+
+def printed_lines(text):
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def words(line):
+    return re.findall(r"[A-Za-z_]+", line)

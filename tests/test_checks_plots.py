@@ -1,0 +1,84 @@
+"""The hidden checks of plots and printouts (grading/*_plots.py): the reference's plot cells pass,
+and every wrong plot of tests/mutants/plots.py fails exactly the checks it names.
+
+Cells run in this process with the recorder of maskdiff_client.drawn (tests/support/cells.py), as
+in a kernel under the grader (quick mode). `benchmarks/plot_checks.py` repeats the reference's side
+over 200 grading seeds."""
+import os
+from functools import lru_cache
+
+import pytest
+import torch
+
+from maskdiff_solutions import grading
+from maskdiff_solutions.grading.checker import argument_names
+from maskdiff_solutions.grading.core import SEED_VARIABLE
+from tests.mutants.plots import MUTANTS, reference_source
+from tests.support import cells
+
+PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
+    "plot_schedule": "01_noise_for_words.ipynb",
+    "show_dissolution": "01_noise_for_words.ipynb",
+    "plot_masked_fraction": "01_noise_for_words.ipynb",
+    "plot_masked_histograms": "01_noise_for_words.ipynb",
+}
+
+
+@lru_cache(maxsize=None)
+def _namespace(notebook, cell):
+    return cells.namespace_before(notebook, cell)[0]
+
+
+def namespace(notebook, cell):
+    return dict(_namespace(notebook, cell))
+
+
+def judge(check, source, ns, seed=None):
+    """Run `source` as the plot cell, then the check on what it drew with the namespace's functions."""
+    os.environ["NBGRADER_EXECUTION"] = "autograde"
+    try:
+        record = cells.run_cell(source, ns)
+    finally:
+        os.environ.pop("NBGRADER_EXECUTION", None)
+    functions = [ns[name] for name in argument_names(check)[1:]]
+    return grading.evaluate(check, record, *functions)
+
+
+def test_every_plot_check_is_listed_and_has_mutants():
+    checks = {name for name in grading.CHECKS if name.split(".")[0] in PLOT_CHECKS}
+    assert checks == set(PLOT_CHECKS)
+    caught = {check for mutant in MUTANTS for check in mutant.fails}
+    assert caught == set(PLOT_CHECKS), f"plot checks with no mutant: {set(PLOT_CHECKS) - caught}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("check", sorted(PLOT_CHECKS))
+def test_the_reference_plot_passes(check, seed, monkeypatch):
+    monkeypatch.setenv(SEED_VARIABLE, str(seed))
+    notebook = PLOT_CHECKS[check]
+    ns = namespace(notebook, check)
+    torch.manual_seed(seed)
+    outcome = judge(check, reference_source(notebook, check), ns)
+    assert outcome.passed, outcome.message
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.cell}:{m.name}")
+def test_a_wrong_plot_fails_its_check(mutant):
+    ns = namespace(mutant.notebook, mutant.cell)
+    if mutant.functions:
+        cells.run_cell(mutant.functions, ns)
+    source = mutant.source(reference_source(mutant.notebook, mutant.cell))
+    torch.manual_seed(0)
+    for check in [mutant.cell]:
+        outcome = judge(check, source, ns)
+        assert outcome.passed == (check not in mutant.fails), f"{check}: {outcome.message}"
+        if not outcome.passed:
+            assert outcome.message and "the checker could not" not in outcome.message
+
+
+@pytest.mark.parametrize("check", sorted(PLOT_CHECKS))
+def test_a_plot_cell_left_as_the_stub_fails(check):
+    notebook = PLOT_CHECKS[check]
+    ns = namespace(notebook, check)
+    outcome = judge(check, "# YOUR CODE HERE\nraise NotImplementedError()", ns)
+    assert not outcome.passed and ("drew no figure" in outcome.message or "printed nothing" in outcome.message)
