@@ -16,6 +16,7 @@ from tests.mutants import catalog
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = list(grading.CHECKS)  # registration order follows the notebooks
 MUTANTS = catalog()
+PLOTS = {name for name in PLAN if name.startswith(("plot_", "show_"))}  # checks of what a cell drew
 
 
 def checks_of(function):
@@ -31,13 +32,13 @@ class Kernel:
         self.folder = tempfile.TemporaryDirectory(prefix="mdk-")
         self.jobs = 0
 
-    def run(self, function, source, checks):
-        """source None: the reference's own function."""
+    def run(self, function, source, checks, **plot):
+        """source None: the reference's own function (or plot cell). `plot`: notebook=..., functions=..."""
         self.jobs += 1
         path = str(Path(self.folder.name) / f"{self.jobs}.sock")
         with Checker(path, PLAN) as checker:
             self.process.stdin.write(json.dumps({"socket": path, "source": source, "function": function,
-                                                 "reference": source is None, "checks": checks}) + "\n")
+                                                 "reference": source is None, "checks": checks, **plot}) + "\n")
             self.process.stdin.flush()
             said = json.loads(self.process.stdout.readline())
         return checker.record, said
@@ -55,7 +56,7 @@ def kernel():
     kernel.close()
 
 
-@pytest.mark.parametrize("function", sorted({name.split(".")[0] for name in PLAN}))
+@pytest.mark.parametrize("function", sorted({name.split(".")[0] for name in PLAN} - PLOTS))
 def test_reference_passes_through_the_checker(kernel, function):
     record, said = kernel.run(function, None, checks_of(function))
     assert {name: o.passed for name, o in record.verdicts.items()} == {name: True for name in checks_of(function)}, \
@@ -101,3 +102,17 @@ def test_checks_run_once_each_in_the_notebooks_order(kernel):
     refused = [message for _, passed, message in said[1:]]
     assert "after a later one" in refused[0] and "already run once" in refused[1] and "no hidden check" in refused[2]
     assert len(record.incidents) == 3
+
+
+@pytest.mark.parametrize("check", sorted(PLOTS))
+def test_a_plot_is_judged_through_the_checker(kernel, check):
+    """The reference's plot passes and each wrong plot fails, with the figure read in the kernel."""
+    from tests.mutants.plots import MUTANTS as PLOT_MUTANTS, reference_source
+    notebook = next(m.notebook for m in PLOT_MUTANTS if m.cell == check)
+    record, said = kernel.run(check, None, [check], notebook=notebook)
+    assert record.verdicts[check].passed, record.verdicts[check].message
+    assert not record.incidents
+    for mutant in [m for m in PLOT_MUTANTS if m.cell == check][:2]:
+        source = mutant.source(reference_source(notebook, check))
+        record, said = kernel.run(check, source, [check], notebook=notebook, functions=mutant.functions)
+        assert not record.verdicts[check].passed and said[0][2].endswith(record.verdicts[check].message)

@@ -2,7 +2,9 @@
 JSON job per line on stdin ({"socket", "function", "checks"} and "source", or "reference": true),
 defines the function the way a notebook would (the mutant catalog's namespace) or takes the
 reference's, runs each check through maskdiff_client.run_check against the checker at "socket", and
-prints one JSON line of [check, passed, message] results."""
+prints one JSON line of [check, passed, message] results. A job with "notebook" runs a plot cell instead:
+the notebook's cells before "function" (its grade_id) run first (tests/support/cells.py), then
+"source" (or the reference's cell), and each check gets `last_cell()` and the functions it names."""
 import contextlib
 import json
 import os
@@ -16,6 +18,9 @@ def main():
     for line in sys.stdin:
         job = json.loads(line)
         os.environ["MASKDIFF_CHECKER"] = job["socket"]
+        if job.get("notebook"):
+            print(json.dumps(plot_job(job)), flush=True)
+            continue
         if job.get("reference"):
             import maskdiff_solutions
             function = getattr(maskdiff_solutions, job["function"])
@@ -30,6 +35,29 @@ def main():
             except GradingFailure as failure:
                 results.append([name, False, str(failure)])
         print(json.dumps(results), flush=True)
+
+
+def plot_job(job):
+    from maskdiff_client import last_cell
+    from maskdiff_solutions.grading.checker import argument_names
+    from tests.mutants.plots import reference_source
+    from tests.support import cells
+
+    with contextlib.redirect_stdout(sys.stderr):
+        namespace, reference = cells.namespace_before(job["notebook"], job["function"])
+        if job.get("functions"):
+            cells.run_cell(job["functions"], namespace)
+        cells.run_cell(job.get("source") or reference_source(job["notebook"], job["function"]), namespace)
+    record = last_cell()
+    results = []
+    for name in job["checks"]:
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                run_check(name, record, *[namespace[f] for f in argument_names(name)[1:]])
+            results.append([name, True, ""])
+        except GradingFailure as failure:
+            results.append([name, False, str(failure)])
+    return results
 
 
 if __name__ == "__main__":
