@@ -30,7 +30,8 @@ def _namespace(notebook, cell):
 
 
 def namespace(notebook, cell):
-    return dict(_namespace(notebook, cell))
+    """A fresh copy (tensors too: a mutant that writes into its input must not reach the next test)."""
+    return {k: v.clone() if torch.is_tensor(v) else v for k, v in _namespace(notebook, cell).items()}
 
 
 def judge(check, source, ns, seed=None):
@@ -41,7 +42,9 @@ def judge(check, source, ns, seed=None):
     finally:
         os.environ.pop("NBGRADER_EXECUTION", None)
     functions = [ns[name] for name in argument_names(check)[1:]]
-    return grading.evaluate(check, record, *functions)
+    outcome = grading.evaluate(check, record, *functions)
+    outcome.raised = record.raised  # what the plot cell itself raised, if anything
+    return outcome
 
 
 def test_every_plot_check_is_listed_and_has_mutants():
@@ -82,3 +85,26 @@ def test_a_plot_cell_left_as_the_stub_fails(check):
     ns = namespace(notebook, check)
     outcome = judge(check, "# YOUR CODE HERE\nraise NotImplementedError()", ns)
     assert not outcome.passed and ("drew no figure" in outcome.message or "printed nothing" in outcome.message)
+
+
+def faithful_plots():
+    """(plot check, catalog mutant) for every function mutant whose function the plot's check names:
+    the reference's plot cell drawn with the buggy function must still pass (the plot shows what the
+    function does; the bug is charged in the function's own tests only)."""
+    from tests.mutants import catalog
+    pairs = []
+    for check in sorted(PLOT_CHECKS):
+        names = set(argument_names(check)[1:])
+        pairs += [(check, m) for m in catalog() if m.function in names]
+    return pairs
+
+
+@pytest.mark.parametrize("check,mutant", faithful_plots(), ids=lambda v: v if isinstance(v, str) else f"{v.function}:{v.name}")
+def test_a_buggy_function_plotted_faithfully_costs_nothing(check, mutant):
+    notebook = PLOT_CHECKS[check]
+    ns = namespace(notebook, check)
+    exec(compile(mutant.source, f"<mutant {mutant.name}>", "exec"), ns)
+    torch.manual_seed(0)
+    outcome = judge(check, reference_source(notebook, check), ns)
+    # A function that raises (or returns something unplottable) leaves nothing to draw: that plot is lost.
+    assert outcome.passed or outcome.raised is not None, f"{mutant.name}: {outcome.message}"

@@ -15,20 +15,27 @@ from .core import ALPHA, Failure, check, expect
 
 X_0 = Encode(SCHRODINGER)
 L = X_0.numel()
-MIN_RUNS = 100   # the least repeats(n) gives
 
 
 def schedules(MakeSchedule, T):
-    """(beta, alpha_bar) to accept: ours, and the student's if their MakeSchedule gives other numbers."""
+    """(beta, alpha_bar) to accept: the student's first when their MakeSchedule returns two vectors
+    (the plot cell uses it, so the plot shows its numbers, right or wrong), then ours."""
     ours = tuple(v.numpy() for v in reference_schedule(T))
-    out = [ours]
     try:
         beta, alpha_bar = MakeSchedule(T)
-        theirs = tuple(np.asarray(torch.as_tensor(v, dtype=torch.float64)).reshape(-1) for v in (beta, alpha_bar))
-        if all(v.size == T + 1 and np.isfinite(v).all() for v in theirs):
-            out.append(theirs)
-    except Exception:  # noqa: BLE001 - a broken MakeSchedule: judge by the right schedule only
-        pass
+        theirs = tuple(np.asarray(torch.as_tensor(np.asarray(v), dtype=torch.float64)).reshape(-1)
+                       for v in (beta, alpha_bar))
+    except Exception:  # noqa: BLE001 - a broken MakeSchedule: the plot cell could only use the right one
+        return [ours]
+    if all(np.array_equal(a, b) for a, b in zip(theirs, ours)):
+        return [ours]
+    return [theirs, ours]
+
+
+def padded(values, length):
+    """values as floats of the given length (NaN where missing: such points are not compared)."""
+    out = np.full(length, np.nan)
+    out[:min(length, values.size)] = values[:length]
     return out
 
 
@@ -37,11 +44,17 @@ def require_labels(axes, what):
     expect(axes.legend, f"{what}: add a legend that says which curve is which (ax.legend())")
 
 
+IN_PLACE = "in place"
+
+
 def masked_counts(outcomes, last):
     """Masked tokens in each run's sentence (the last of a history when `last`); None if the function
-    raised or returned something that is not a sentence of x_0 with masks."""
+    raised or returned something that is not a sentence; IN_PLACE if it changed the x_0 it was given
+    (then the notebook's x_0 changed under the plot too, and fresh runs cannot say what it drew)."""
     counts = []
     for result in outcomes:
+        if result[0] == "ok" and 0 in result[2]:
+            return IN_PLACE
         if result[0] != "ok":
             return None
         value = result[1][-1] if last and isinstance(result[1], (list, tuple)) and result[1] else result[1]
@@ -58,32 +71,33 @@ def plot_schedule(drawn, MakeSchedule):
     T = 50
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("beta_t and alpha_bar_t against t for T = 50")
-    candidates = schedules(MakeSchedule, T)
     steps = list(range(T + 1))
-    found = None
+    straight = [1 - t / T for t in steps]
+    seen = set()
     for ax in axes:
-        for beta, alpha_bar in candidates:
-            b = plots.first(ax.series, lambda s: plots.matches(s, steps[1:], beta[1:], coverage=0.9))
-            a = plots.first([s for s in ax.series if s is not b],
-                            lambda s: plots.matches(s, steps, alpha_bar, coverage=0.9))
-            if b is not None and a is not None:
-                found = ax, b, a
-                break
-        if found:
-            break
-    if found is None:
-        has_beta = any(plots.matches(s, steps[1:], beta[1:], coverage=0.9) for _, s in drawing.series()
-                       for beta, _ in candidates)
-        missing = "alpha_bar_t at every step t = 0..50" if has_beta else "beta_t = 1/(T-t+1) at the steps t = 1..50"
-        raise Failure(f"your figure has no curve of {missing} (with T = {T}); check T and which quantity "
-                      f"each curve shows")
-    ax, b, a = found
-    line = plots.first([s for s in ax.series if s is not a and s is not b],
-                       lambda s: plots.on_curve(s, lambda x: 1 - x / T, 0, T)
-                       or plots.matches(s, steps, [1 - t / T for t in steps], coverage=0.9))
-    expect(line is not None, "your figure has beta_t and alpha_bar_t but not the straight line 1 - t/T "
-                             "drawn on top of alpha_bar_t")
-    require_labels(ax, "the schedule plot")
+        for beta, alpha_bar in schedules(MakeSchedule, T):
+            beta, alpha_bar = padded(beta, T + 1), padded(alpha_bar, T + 1)
+            bs = [s for s in ax.series if plots.matches(s, steps[1:], beta[1:], coverage=0.9)]
+            alphas = [s for s in ax.series if plots.matches(s, steps, alpha_bar, coverage=0.9)]
+            lines = [s for s in ax.series if plots.on_curve(s, lambda x: 1 - x / T, 0, T)
+                     or plots.matches(s, steps, straight, coverage=0.9)]
+            seen |= {"beta"} if bs else set()
+            seen |= {"alpha_bar"} if alphas else set()
+            for b in bs:
+                for a in alphas:
+                    if a is b:
+                        continue
+                    if any(line is not a and line is not b for line in lines):
+                        require_labels(ax, "the schedule plot")
+                        return
+    if "beta" not in seen:
+        raise Failure(f"your figure has no curve of beta_t at the steps t = 1..{T} (with T = {T}, from your "
+                      f"MakeSchedule); check T and which quantity each curve shows")
+    if "alpha_bar" not in seen:
+        raise Failure(f"your figure has no curve of alpha_bar_t at every step t = 0..{T} (is one curve "
+                      f"1 - alpha_bar_t, the masked share, instead?)")
+    raise Failure("your figure has beta_t and alpha_bar_t but not the straight line 1 - t/T drawn on top "
+                  "of alpha_bar_t as a curve of its own")
 
 
 @check("show_dissolution")
@@ -118,7 +132,8 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("the average fraction masked against t, with 1 - alpha_bar_t on top")
     steps = list(range(T + 1))
-    theories = [1 - alpha_bar for _, alpha_bar in schedules(MakeSchedule, T)]
+    candidates = schedules(MakeSchedule, T)
+    theories = [1 - padded(alpha_bar, T + 1) for _, alpha_bar in candidates]
     found = None
     for ax in axes:
         theory = plots.first(ax.series, lambda s: any(plots.matches(s, steps, f, coverage=0.9) for f in theories)
@@ -136,34 +151,37 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
     data = [(s, v) for s, v in data if v is not None and (~np.isnan(v)).sum() >= 0.9 * len(steps)]
     expect(data, f"beside the theory curve your figure should show the average fraction masked at every "
                  f"step t = 0..{T}")
-    beta, _ = reference_schedule(T)
-    outcomes = ForwardMask.repeat([X_0, T, beta], 400)
-    own = _fractions(outcomes, T)
-    tests = len(steps)
+    beta = candidates[0][0]
+    own = _fractions(ForwardMask.repeat([X_0, T, torch.as_tensor(beta)], 400), T)
     problems = []
     for series, values in data:
-        runs = plots.runs_behind_means(values, L)
-        if runs is None or runs < MIN_RUNS:
-            problems.append(f"{series.describe()} is not an average over at least {MIN_RUNS} runs of "
-                            f"ForwardMask (its values are {'not' if runs is None else f'at most {runs}'} runs' "
-                            f"averages of whole tokens out of {L}): plot what your runs measured")
-            continue
         seen = ~np.isnan(values)
+        inner = seen & np.all([(f > 1e-9) & (f < 1 - 1e-9) for f in theories], axis=0)
+        if any(np.allclose(values[inner], f[inner], atol=1e-9) for f in theories if inner.any()):
+            problems.append(f"{series.describe()} is exactly the theory 1 - alpha_bar_t: plot the average your "
+                            f"runs of ForwardMask measured")
+            continue
+        runs = plots.runs_behind_means(values, L)
+        if runs is None:
+            problems.append(f"{series.describe()} is not an average over runs of ForwardMask (no number of "
+                            f"runs makes its values whole counts of masked tokens out of {L}): plot what "
+                            f"your runs measured")
+            continue
         if own is not None:
             gap = np.abs(values[seen] - own[0][seen])
-            bound = plots.mean_gap_bound(runs, own[1], ALPHA / tests)
+            bound = plots.mean_gap_bound(runs, own[1], ALPHA / len(steps))
             label = f"your ForwardMask ({own[1]} runs drawn by the grader)"
-        else:
+            expected = own[0]
+        else:  # the function raised or changed its input: the right law
             expected = np.array(steps, dtype=float) / T
             gap = np.abs(values[seen] - expected[seen])
-            bound = plots.mean_gap_bound(runs, 10 ** 12, ALPHA / tests)
+            bound = plots.mean_gap_bound(runs, 10 ** 12, ALPHA / len(steps))
             label = "1 - alpha_bar_t"
         if gap.max() <= bound:
             return
         worst = int(np.flatnonzero(seen)[gap.argmax()])
         problems.append(f"at t = {worst} your plot shows {values[worst]:.3f} masked on average over {runs} runs, "
-                        f"but {label} gives {(own[0][worst] if own is not None else worst / T):.3f}; "
-                        f"more than chance allows ({bound:.3f})")
+                        f"but {label} gives {expected[worst]:.3f}; more than chance allows ({bound:.3f})")
     raise Failure(problems[0])
 
 
@@ -171,7 +189,8 @@ def _fractions(outcomes, T):
     """Mean fraction masked per step over the student's histories, and how many; None if they raised."""
     rows = []
     for result in outcomes:
-        if result[0] != "ok" or not isinstance(result[1], (list, tuple)) or len(result[1]) != T + 1:
+        if result[0] != "ok" or not isinstance(result[1], (list, tuple)) or len(result[1]) != T + 1 \
+                or 0 in result[2]:
             return None
         try:
             rows.append([float((torch.as_tensor(np.asarray(x)) == MASK).float().mean()) for x in result[1]])
@@ -182,12 +201,13 @@ def _fractions(outcomes, T):
 
 @check("plot_masked_histograms")
 def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
-    T, t, runs_here = 50, 20, 1000
+    T, t, runs_here = 50, 20, 600
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("two histograms of the masked count and the binomial law")
     ns = list(range(L + 1))
+    candidates = schedules(MakeSchedule, T)
     laws = [np.asarray(stats.binomial_pmf(L, float(np.clip(1 - alpha_bar[t], 0, 1))), dtype=float)
-            for _, alpha_bar in schedules(MakeSchedule, T)]
+            for _, alpha_bar in candidates if alpha_bar.size > t and np.isfinite(alpha_bar[t])]
     for ax in axes:
         law, scale = None, 1.0
         for series in ax.series:
@@ -222,11 +242,10 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
                + ("the histogram shows probabilities but the law is multiplied by a count"
                   if density else f"the histogram shows counts (adding up to {runs}) but the law adds up to "
                                   f"1: draw the histograms with density=True"))
-        expect(runs >= MIN_RUNS, f"{series.describe()} counts only {runs} runs; use repeats(5000)")
         histograms.append((series, counts))
     expect(len(histograms) >= 2, f"draw two histograms (ForwardMask and ForwardMaskFast) beside the law; "
                                  f"your figure has {len(histograms)}")
-    beta, alpha_bar = reference_schedule(T)
+    beta, alpha_bar = (torch.as_tensor(v) for v in candidates[0])  # what the plot cell used
     slow = masked_counts(ForwardMask.repeat([X_0, t, beta], runs_here), last=True)
     fast = masked_counts(ForwardMaskFast.repeat([X_0, t, alpha_bar], runs_here), last=False)
     problems = []
@@ -235,6 +254,8 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
             for (series, counts), own, name in ((histograms[first], slow, "ForwardMask"),
                                                 (histograms[second], fast, "ForwardMaskFast")):
                 what = f"your histogram {series.describe()[4:]} as one of {name}"
+                if own is IN_PLACE:  # it changed the notebook's x_0 under the plot: nothing to compare
+                    continue
                 if own is None:  # the function raised: judge by the law itself
                     verdict = stats.dkw_test(np.repeat(np.arange(L + 1), counts), laws[0], ALPHA / 4, what=what)
                     expect(verdict.ok, verdict.summary)

@@ -167,10 +167,13 @@ def matches(series, xs, ys, tolerance=TOLERANCE, coverage=1.0):
     drawn = values_at(series, list(xs))
     if drawn is None:
         return False
-    seen = ~np.isnan(drawn)
-    if seen.sum() < coverage * len(xs) or not seen.any():
+    ys = np.asarray(ys, dtype=float)
+    known = np.isfinite(ys)             # a value matplotlib cannot draw (inf, nan) is not compared
+    seen = ~np.isnan(drawn) & known
+    if seen.sum() < coverage * known.sum() or not seen.any():
         return False
-    return bool(np.all(np.abs(drawn[seen] - np.asarray(ys, dtype=float)[seen]) <= tolerance * max(1.0, np.abs(ys).max())))
+    scale = max(1.0, np.abs(ys[known]).max())
+    return bool(np.all(np.abs(drawn[seen] - ys[seen]) <= tolerance * scale))
 
 
 def on_curve(series, function, lo, hi, tolerance=TOLERANCE):
