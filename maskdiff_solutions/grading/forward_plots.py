@@ -152,7 +152,7 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
     expect(data, f"beside the theory curve your figure should show the average fraction masked at every "
                  f"step t = 0..{T}")
     beta = candidates[0][0]
-    own = _fractions(ForwardMask.repeat([X_0, T, torch.as_tensor(beta)], 400), T)
+    own = _fractions(ForwardMask.repeat([X_0, T, torch.as_tensor(beta)], 250), T)
     problems = []
     for series, values in data:
         seen = ~np.isnan(values)
