@@ -53,6 +53,9 @@ def test_cell_conventions(course, name):
         meta = nbtools.nbgrader(cell)
         if nbtools.is_carried(cell):
             carried |= set(check_carried_cell(name, cell))
+        elif nbtools.is_experiment(cell):
+            assert not meta.get("points") and nbtools.BEGIN_SOLUTION in cell.source, \
+                f"try-it cell {meta['grade_id']!r}: ungraded, its code between solution markers"
         elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and cell.cell_type == "code":
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
@@ -67,7 +70,8 @@ def test_cell_conventions(course, name):
             assert meta["grade_id"] == "test_" + checks[0].replace(".", "_")
             tested |= {check.split(".")[0] for check in checks}
     functions = {nbtools.grade_id(c) for c in cells
-                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)}
+                 if nbtools.is_solution(c) and not nbtools.is_manual(c) and not nbtools.is_carried(c)
+                 and not nbtools.is_experiment(c)}
     assert functions <= tested, f"functions without a hidden check: {functions - tested}"
     assert not carried & tested, f"functions graded again after an earlier notebook: {carried & tested}"
 

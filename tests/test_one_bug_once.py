@@ -87,7 +87,7 @@ class Notebook:
                 self.carried.update({f: gid for f in nbtools.defined_functions(cell.source)})
             elif nbtools.is_test(cell):
                 self.tests.append((gid, nbtools.hidden_check_names(cell.source), cell.source))
-            elif nbtools.is_solution(cell) and not nbtools.is_manual(cell):
+            elif nbtools.is_solution(cell) and not nbtools.is_manual(cell) and not nbtools.is_experiment(cell):
                 self.functions[gid] = cell
             elif not nbtools.is_solution(cell):
                 self.given.append(cell)
@@ -275,9 +275,10 @@ class Recorder:
 
 
 def code_cells(name):
-    """(grade_id, cell) of the code cells the execution runs: answer cells (plots, printouts) left out."""
+    """(grade_id, cell) of the code cells the execution runs: answer cells (plots, printouts) and
+    try-it cells left out."""
     return [(nbtools.grade_id(cell), cell) for cell in notebook(name).cells
-            if cell.cell_type == "code" and not nbtools.is_manual(cell)]
+            if cell.cell_type == "code" and not nbtools.is_manual(cell) and not nbtools.is_experiment(cell)]
 
 
 _PREFIXES = {}

@@ -31,7 +31,7 @@ def _points(cells):
 
 def _functions(nb):
     return [c for c in nb.cells if notebooks.is_solution(c) and not notebooks.is_manual(c)
-            and c.cell_type == "code"]
+            and c.cell_type == "code" and not notebooks.is_experiment(c)]
 
 
 def _after(nb, grade_id, cell):

@@ -64,6 +64,13 @@ def is_carried(cell):
     return is_solution(cell) and not is_manual(cell) and str(grade_id(cell)).startswith(CARRIED_PREFIX)
 
 
+def is_experiment(cell):
+    """A "try it" cell: code students write and run to look at something, ungraded (a solution cell
+    without points that is neither carried nor the function its grade_id names)."""
+    return (cell.cell_type == "code" and is_solution(cell) and not is_manual(cell) and not is_carried(cell)
+            and grade_id(cell) not in defined_functions(cell.source))
+
+
 def regions(source, begin, end):
     """The lines strictly between each begin/end marker pair."""
     found, inside = [], None
