@@ -133,6 +133,8 @@ def fake_course(folder, settings):
     ('public_repository = "not a repository"\n', "is not the students' public GitHub repository"),
     ('assignment = 3\n', "is not the nbgrader assignment"),
     ('public_repository = "a/b\n', "not valid TOML"),
+    ('written_answers = "ungraded"\n', 'written_answers = \'ungraded\' is not "graded" .* or "optional"'),
+    ('written_answers = false\n', 'written_answers = False is not "graded"'),
 ])
 def test_bad_course_settings_are_named(tmp_path, settings, words):
     with pytest.raises(ValueError, match=words):
@@ -167,6 +169,17 @@ def test_a_bad_grading_seed_stops_the_command_before_anyone_is_graded(course, tm
     status = cli.main(["grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
                        "--course-dir", str(course.root)])
     assert status == 2 and "MASKDIFF_GRADING_SEED must be an integer, got 'twelve'" in capsys.readouterr().err
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_bad_written_answers_setting_stops_the_command_before_anyone_is_graded(course, tmp_path, capsys):
+    root = fake_course(tmp_path / "course", 'written_answers = "sometimes"\n')
+    (tmp_path / "collected" / "a").mkdir(parents=True)
+    shutil.copy(course.release_dir / course.notebooks()[0], tmp_path / "collected" / "a")
+    status = cli.main(["grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
+                       "--course-dir", str(root)])
+    err = capsys.readouterr().err
+    assert status == 2 and "[tool.maskdiff] written_answers = 'sometimes' is not \"graded\"" in err, err
     assert not (tmp_path / "ws").exists()
 
 
@@ -373,3 +386,59 @@ def test_the_readmes_figures_are_those_of_benchmarks_md():
     quoted += README[start:README.index("\n\n", start)]
     assert "load average" in quoted and "454.3 s" in quoted
     assert figures(quoted) - benchmarks == set()
+
+
+# --- a course whose written answers are optional ---------------------------------------------------
+
+def optional_course(course, folder):
+    """A course root with notebook 01 alone and `written_answers = "optional"`."""
+    for part in ("source", "release"):
+        (folder / part / course.assignment).mkdir(parents=True)
+        shutil.copy(getattr(course, f"{part}_dir") / NB01, folder / part / course.assignment)
+    shutil.copy(course.root / "nbgrader_config.py", folder)
+    (folder / "pyproject.toml").write_text(f'[tool.maskdiff]\nassignment = "{course.assignment}"\n'
+                                           f'written_answers = "optional"\n')
+    return Course.load(folder)
+
+
+NB01 = "01_noise_for_words.ipynb"
+
+
+@pytest.mark.slow
+def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_path, capsys):
+    """One student, notebook 01, every answer written: nothing waits for a person, anywhere."""
+    from nbgrader.api import Gradebook
+
+    from maskdiff_solutions.course import demo, summary
+    from maskdiff_solutions.course.export import export
+    from maskdiff_solutions.course.grade import grade
+    optional = optional_course(course, tmp_path / "course")
+    assert optional.answers_optional and not course.answers_optional
+    collected = tmp_path / "collected" / "reference"
+    collected.mkdir(parents=True)
+    manual = [c for c in notebooks.read(course.source_dir / NB01).cells if notebooks.is_manual(c)]
+    assert manual  # the answers are there, and the student wrote every one
+    notebooks.write(demo.solved(notebooks.read(course.source_dir / NB01),
+                                notebooks.read(course.release_dir / NB01)), collected / NB01)
+    workspace = tmp_path / "ws"
+    report = grade(optional, tmp_path / "collected", workspace, progress=False, sandbox="off")
+    [row] = report.rows
+    assert row.status == "graded" and row.auto_score == row.auto_max > 0, row
+    assert (row.manual_score, row.manual_max, row.manual_pending) == (0, 0, 0), row
+    text = table(report.rows, optional=True)
+    assert "optional" in text.splitlines()[1] and "to grade" not in text
+    assert "written answers are optional in this course" in text
+    assert "written answers: optional" in summary.text(report)
+    page = (workspace / "feedback" / "reference" / course.assignment / NB01.replace(".ipynb", ".html")).read_text()
+    best = f"{row.auto_max:g}"
+    assert (f"Score: {best} / {best}, all of it autograded; written answers are optional in this course "
+            f"and not graded") in page
+    assert page.count("optional, not graded") >= len(manual) and "to be graded by a person" not in page
+    assert " ".join("all of it autograded; written answers are optional in this course and not graded".split()) \
+        in " ".join(README.split())
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        submitted = gradebook.find_submission_notebook(NB01[:-len(".ipynb")], course.assignment, "reference")
+        assert not any(grade.needs_manual_grade for grade in submitted.grades)  # formgrader: nothing to do
+        assert (submitted.score, submitted.max_score) == (row.auto_max, row.auto_max)  # `nbgrader export` too
+    rows, _, failed = export(optional, workspace)
+    assert not failed and [(r.auto_score, r.manual_max, r.manual_pending) for r in rows] == [(row.auto_max, 0, 0)]

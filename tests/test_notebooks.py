@@ -1,6 +1,7 @@
 """Source notebooks: their structure, that they pass their own tests, and that release/ is exactly
 what nbgrader makes of them, with every solution removed."""
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -53,6 +54,9 @@ def test_cell_conventions(course, name):
         meta = nbtools.nbgrader(cell)
         if nbtools.is_carried(cell):
             carried |= set(check_carried_cell(name, cell))
+        elif nbtools.is_experiment(cell):
+            assert not meta.get("points") and nbtools.BEGIN_SOLUTION in cell.source, \
+                f"try-it cell {meta['grade_id']!r}: ungraded, its code between solution markers"
         elif nbtools.is_function(cell):
             assert nbtools.defined_functions(cell.source) == [meta["grade_id"]], \
                 f"solution cell {meta['grade_id']!r} must define exactly the function it is named after"
@@ -173,3 +177,33 @@ def test_the_clock_the_notebooks_state_is_the_graders(name):
     floor = int(re.search(r"max\((\d+), n // 5\) if QUICK else n", setup).group(1))
     if "a fifth of it (at least" in text:
         assert f"a fifth of it (at least {floor})" in text
+
+
+# Notebooks whose every manual cell is in CONTRIBUTING.md's table; in the others only the written
+# answers are listed so far (their plots and printouts are turning into autograded checks; notebook 04's
+# written answers come with its plot checks).
+FULLY_TABLED = {"01", "03"}
+ANSWERS_TABLED = {"01", "02", "03", "05"}
+
+
+def manual_cells_table():
+    """{(notebook number, grade_id): points} of CONTRIBUTING.md's table of manually graded cells."""
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text()
+    section = text[text.index("## Manually graded cells"):]
+    rows = re.findall(r"^\| (\d\d) \| `(\w+)` \| (\d+) \|", section, flags=re.MULTILINE)
+    return {(number, gid): int(points) for number, gid, points in rows}
+
+
+def test_contributing_lists_the_manually_graded_cells(course):
+    listed = manual_cells_table()
+    assert listed, "CONTRIBUTING.md has no table of manually graded cells"
+    for name in NOTEBOOKS:
+        manual = {(name[:2], nbtools.grade_id(c)): (nbtools.nbgrader(c)["points"], c.cell_type)
+                  for c in source(course, name).cells if nbtools.is_manual(c)}
+        for key, points in listed.items():
+            if key[0] == name[:2]:
+                assert key in manual and manual[key][0] == points, \
+                    f"CONTRIBUTING.md lists {key[1]} ({points} points), not a manual cell of {name} with those points"
+        for key, (points, kind) in manual.items():
+            if name[:2] in FULLY_TABLED or (name[:2] in ANSWERS_TABLED and kind == "markdown"):
+                assert key in listed, f"{name}: manual cell {key[1]} is missing from CONTRIBUTING.md's table"

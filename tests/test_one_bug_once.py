@@ -278,10 +278,12 @@ class Recorder:
 
 
 def code_cells(name):
-    """(grade_id, cell) of the code cells the execution runs: answer cells and plots or printouts left out
-    (tests/test_checks_plots.py shows that a plot of a buggy function costs nothing there)."""
+    """(grade_id, cell) of the code cells the execution runs: answer cells, try-it cells and plots or
+    printouts left out (tests/test_checks_plots.py shows that a plot of a buggy function costs nothing
+    there)."""
     return [(nbtools.grade_id(cell), cell) for cell in notebook(name).cells
-            if cell.cell_type == "code" and not nbtools.is_manual(cell) and not nbtools.is_drawing(cell)]
+            if cell.cell_type == "code" and not nbtools.is_manual(cell) and not nbtools.is_experiment(cell)
+            and not nbtools.is_drawing(cell)]
 
 
 _PREFIXES = {}

@@ -92,7 +92,7 @@ def dispatch(args):
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed)
-        print_table(report.rows)
+        print_table(report.rows, course.answers_optional)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
               f"summary: {report.csv_path.parent / 'grading-summary.png'}")
@@ -101,7 +101,7 @@ def dispatch(args):
         from .export import export
         from .grade import print_table
         rows, path, failed = export(course, args.workspace)
-        print_table(rows)
+        print_table(rows, course.answers_optional)
         for student, why in failed.items():
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")

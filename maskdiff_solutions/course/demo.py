@@ -93,7 +93,7 @@ def demo(course, workspace=None, sandbox="auto", selection=None):
         bug = build_submissions(course, submissions)
         print(f"demo: grading 3 submissions in {workspace} (buggy one: {bug.function}, {bug.name})")
         report = grade(course, submissions, workspace, sandbox=sandbox, notebooks=selection)
-        print_table(report.rows)
+        print_table(report.rows, course.answers_optional)
         holds_bug = any(bug.function in notebooks.defined_functions(cell.source)
                         for name in course.select(selection)
                         for cell in notebooks.read(course.source_dir / name).cells)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from .answers import automatic_only, make_optional
 from .feedback import generate_feedback
 from .grade import CSV_NAME, Row, scores, write_csv
 from .release import failure, nbgrader_errors, tools_on_path
@@ -45,6 +46,8 @@ def export(course, workspace=None):
             raise FileNotFoundError(f"no {needed.name} in {workspace}: grade first "
                                     f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
     rows = read_csv(path)
+    if course.answers_optional:  # also when the course made its answers optional after grading
+        make_optional(db, course.assignment)
     with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
         for row in rows:
             if row.status not in ("graded", "repaired", "flagged"):
@@ -56,6 +59,8 @@ def export(course, workspace=None):
             row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
             row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
             row.manual_pending = got["manual_pending"]  # failed_tests stays: what the checker said
+            if course.answers_optional:
+                automatic_only(row)
     write_csv(rows, path)
     return rows, path, feedback(course, workspace, sorted({row.student for row in rows
                                                            if row.status in ("graded", "repaired", "flagged")}))

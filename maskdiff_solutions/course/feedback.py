@@ -87,18 +87,29 @@ BOOTSTRAP_CSS = NBGRADER_TEMPLATES.parent / "static" / "node_modules" / "bootstr
 class PendingManualGrades(NbGraderPreprocessor):
     """Mark each cell a person has still to grade (`pending` in its nbgrader metadata) and put the
     points still to grade in resources; our feedback template then says "to be graded by a person"
-    where nbgrader's shows a score of 0. Runs after GetGrades."""
+    where nbgrader's shows a score of 0. A manually graded cell worth 0 points in the gradebook is an
+    optional answer (course/answers.py): marked `optional`, and the page's score is the autograded
+    points alone. Runs after GetGrades."""
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gradebook:
             submitted = gradebook.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
-            pending = {grade.name: grade.max_score for grade in submitted.grades if grade.needs_manual_grade}
+            answers = {cell.name for cell in submitted.notebook.solution_cells}
+            optional = {grade.name for grade in submitted.grades if grade.name in answers and not grade.max_score}
+            pending = {grade.name: grade.max_score for grade in submitted.grades
+                       if grade.needs_manual_grade and grade.name not in optional}
+            automatic = sum(grade.score or 0.0 for grade in submitted.grades if grade.name not in answers)
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
-            if meta.get("grade") and meta.get("grade_id") in pending:
+            if meta.get("grade") and meta.get("grade_id") in optional:
+                meta["optional"] = True
+            elif meta.get("grade") and meta.get("grade_id") in pending:
                 meta["pending"] = True
         info["pending"] = float(sum(pending.values()))
+        if optional:
+            info["optional"] = True
+            info["score"] = float(automatic)
         return nb, resources
 
 

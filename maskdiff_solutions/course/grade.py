@@ -45,6 +45,7 @@ from tqdm.auto import tqdm
 
 from ..grading.checker import Checker
 from . import autograde, handed_in, notebooks, repair, rerun
+from .answers import OPTIONAL_NOTE, automatic_only, make_optional
 from .feedback import generate_feedback
 from .layout import PACKAGE_PARENT, Course
 from .release import failure, generate, nbgrader_errors
@@ -93,6 +94,7 @@ class Report:
     tests: dict = field(default_factory=dict)  # (student, notebook) -> {test: (score, max)}
     merge_seconds: float = 0.0  # time spent merging scratch workspaces (what isolation costs)
     check_seconds: dict = field(default_factory=dict)  # (student, notebook) -> seconds of hidden checks
+    answers_optional: bool = False  # [tool.maskdiff] written_answers = "optional"
 
 
 def student_id(folder_name):
@@ -336,6 +338,8 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
                 result = api.autograde(course.assignment, student, force=True, create=True)
             outcome = (result["success"], "" if result["success"] else failure(result, errors))
     record = checker.record
+    if course.answers_optional:  # nbgrader has just marked the changed answers for a person
+        make_optional(db, course.assignment)
     result = StudentResult(student, [])
     notes = {}  # what the re-run shows went wrong, read before the handed-in outputs join it
     for name, info in prepared.items():
@@ -407,6 +411,8 @@ def _row(course, gradebook, work, student, name, info, outcome, shadow, result, 
     got = scores(gradebook, course.assignment, notebook, student)
     row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
     row.manual_score, row.manual_max, row.manual_pending = got["manual_score"], got["manual_max"], got["manual_pending"]
+    if course.answers_optional:
+        automatic_only(row)
     row.failed_tests = " ".join(got["failed"])
     result.tests[notebook] = got["tests"]
     if info.changes:
@@ -473,6 +479,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
+    if course.answers_optional:  # ... which gives the written answers their points again
+        make_optional(workspace / "gradebook.db", course.assignment)
     batch = students(submissions)
     state = rerun.State(workspace, rerun.inputs_hash(course, selected, sandbox, limits),
                         course.assignment)
@@ -510,7 +518,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     write_csv(rows, csv_path)
     seconds = {(student, notebook): value for student in sorted(results)
                for notebook, value in results[student].check_seconds.items()}
-    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds)
+    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional)
 
 
 class Progress:
@@ -681,8 +689,10 @@ def write_csv(rows, path):
             writer.writerow(asdict(row))
 
 
-def manual_cell(row):
+def manual_cell(row, optional=False):
     """The manual column in words that cannot be misread: awarded/out of, and what is still to grade."""
+    if optional:
+        return "optional"
     if not row.manual_max:
         return "-"
     if row.manual_pending >= row.manual_max:
@@ -692,19 +702,24 @@ def manual_cell(row):
     return f"{row.manual_score:g}/{row.manual_max:g}"
 
 
-def table(rows):
-    """The grading table as text, its columns as wide as their longest entry."""
+def table(rows, optional=False):
+    """The grading table as text, its columns as wide as their longest entry (optional: the course's
+    written answers are optional, so the manual column says so)."""
     header = ("student", "notebook", "status", "auto", "manual", "notes")
-    lines = [(row.student, row.notebook, row.status, f"{row.auto_score:g}/{row.auto_max:g}", manual_cell(row),
+    lines = [(row.student, row.notebook, row.status, f"{row.auto_score:g}/{row.auto_max:g}",
+              manual_cell(row, optional),
               row.reason or (f"failed: {row.failed_tests}" if row.failed_tests else "")) for row in rows]
     widths = [max(len(line[i]) for line in [header, *lines]) for i in range(5)]
     align = ("<", "<", "<", ">", ">")
     out = ["  ".join(f"{value:{a}{w}}" for value, a, w in zip(line[:5], align, widths)) + "  " + line[5]
            for line in [header, *lines]]
     out = [line.rstrip() for line in out]
-    out.append("auto: autograded points / out of. manual: points a person awarded / out of "
-               "(a blank answer gets 0 from nbgrader); 'N to grade': N points still to be graded by a "
-               "person in formgrader (then `python -m maskdiff_solutions export`).")
+    if optional:
+        out.append(f"auto: autograded points / out of, the whole grade. manual: {OPTIONAL_NOTE}.")
+    else:
+        out.append("auto: autograded points / out of. manual: points a person awarded / out of "
+                   "(a blank answer gets 0 from nbgrader); 'N to grade': N points still to be graded by a "
+                   "person in formgrader (then `python -m maskdiff_solutions export`).")
     repaired = [row for row in rows if row.repairs]
     if repaired:
         out.append("\nrepairs (the students' own files are unchanged):")
@@ -712,5 +727,5 @@ def table(rows):
     return "\n".join(out)
 
 
-def print_table(rows):
-    print(table(rows))
+def print_table(rows, optional=False):
+    print(table(rows, optional))

@@ -18,6 +18,8 @@ SETTINGS = {
                           "the students' public GitHub repository, owner/name (`publish` writes it; "
                           "the Colab badges point at it)"),
     "public_branch": (r"[A-Za-z0-9_.][A-Za-z0-9_./-]*", "its branch the badges open"),
+    "written_answers": (r"graded|optional", "\"graded\" (a person grades the written answers) or "
+                        "\"optional\" (they are not graded: the grade is the autograded points alone)"),
 }
 RENAMED = {"repository": "public_repository", "branch": "public_branch"}
 TABLES = {"sandbox"}  # sub-tables read elsewhere (course/sandbox.py)
@@ -53,6 +55,7 @@ class Course:
     assignment: str = "maskdiff"
     public_repository: str = ""
     public_branch: str = "main"
+    written_answers: str = "graded"   # or "optional": nobody grades them (course/answers.py)
 
     @classmethod
     def find(cls, start=None):
@@ -75,7 +78,12 @@ class Course:
                                     f"source/")
         settings = _settings(root / "pyproject.toml")
         return cls(root, settings.get("assignment", "maskdiff"), settings.get("public_repository", ""),
-                   settings.get("public_branch", "main"))
+                   settings.get("public_branch", "main"), settings.get("written_answers", "graded"))
+
+    @property
+    def answers_optional(self):
+        """Whether the manually graded cells are optional: the grade is then fully automatic."""
+        return self.written_answers == "optional"
 
     @property
     def source_dir(self):

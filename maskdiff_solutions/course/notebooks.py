@@ -49,18 +49,26 @@ def is_carried(cell):
     return is_solution(cell) and (grade_id(cell) or "").startswith(CARRIED_PREFIX)
 
 
-def is_drawing(cell):
-    """A cell the student writes that is not a function: a plot or printout (grade_id `plot_...` or
-    `show_...`), judged by the hidden check of the test cell `test_<grade_id>` right after it. A
-    solution code cell without points that does not define the function it is named after."""
+DRAWING_PREFIXES = ("plot_", "show_")
+
+
+def _written_not_a_function(cell):
+    """A solution code cell without points, not carried, that does not define the function it is
+    named after."""
     return (is_solution(cell) and cell.cell_type == "code" and not nbgrader(cell).get("grade")
             and not is_carried(cell) and grade_id(cell) not in defined_functions(cell.source))
+
+
+def is_drawing(cell):
+    """A plot or printout the student writes (grade_id `plot_...` or `show_...`), judged by the hidden
+    check of the test cell `test_<grade_id>` right after it."""
+    return _written_not_a_function(cell) and str(grade_id(cell)).startswith(DRAWING_PREFIXES)
 
 
 def is_function(cell):
     """A cell that defines the student function it is named after."""
     return (is_solution(cell) and cell.cell_type == "code" and not nbgrader(cell).get("grade")
-            and not is_carried(cell) and not is_drawing(cell))
+            and not is_carried(cell) and not _written_not_a_function(cell))
 
 
 def is_manual(cell):
@@ -76,6 +84,11 @@ def is_carried(cell):
     """The ungraded cell where students paste functions graded in an earlier notebook
     (grade_id `carried_from_NN`)."""
     return is_solution(cell) and not is_manual(cell) and str(grade_id(cell)).startswith(CARRIED_PREFIX)
+
+
+def is_experiment(cell):
+    """A "try it" cell: code students write and run to look at something, ungraded and unchecked."""
+    return _written_not_a_function(cell) and not is_drawing(cell)
 
 
 def regions(source, begin, end):

@@ -42,6 +42,8 @@ def text(report):
                      f"{passed:>3}/{graded:<3} {share:5.0%}")
     statuses = Counter(row.status for row in report.rows)
     lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    if report.answers_optional:
+        lines.append("written answers: optional in this course, not graded; these totals are the grades")
     lines.append(f"autograded totals (out of {most:g}), {len(scores)} students:")
     counts = Counter(scores.values())
     top = max(counts.values(), default=1)
