@@ -189,8 +189,10 @@ def axes_data(ax):
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):
-            out["bars"].append(_bars(container.patches, container.get_label(),
-                                     getattr(container, "orientation", None)))
+            label = container.get_label()
+            if (not label or label.startswith("_")) and container.patches:  # ax.hist labels its first bar
+                label = container.patches[0].get_label()
+            out["bars"].append(_bars(container.patches, label, getattr(container, "orientation", None)))
             in_containers.update(id(p) for p in container.patches)
     loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_containers]
     if loose:  # rectangles drawn one by one (or a container the student emptied)

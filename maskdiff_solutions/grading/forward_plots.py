@@ -116,7 +116,7 @@ def show_dissolution(drawn, ForwardMask):
     outcome = ForwardMask.repeat([X_0, T, beta], 1)[0]
     expected = len(outcome[1]) if outcome[0] == "ok" and isinstance(outcome[1], (list, tuple)) else T + 1
     expect(len(sentences) == expected,
-           f"your printout shows {len(sentences)} sentences; the history of T = {T} steps holds {expected} "
+           f"your printout shows {len(sentences)} sentence(s); the history of T = {T} steps holds {expected} "
            f"(x_0 ... x_{T}): print every one")
     original = SCHRODINGER.split()
     for t, tokens in enumerate(sentences):
@@ -233,8 +233,8 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
         heights = plots.bar_heights(series, ns)
         counted = plots.counts_of(heights) if heights is not None else None
         if counted is None:
-            raise Failure(f"{series.describe()} is not a histogram of runs: its bars are not whole counts "
-                          f"out of any number of runs (did you draw the law instead of your samples?)")
+            raise Failure(f"{series.describe()} do not make a histogram of runs: their heights are not whole "
+                          f"counts out of any number of runs (did you draw the law instead of your samples?)")
         counts, runs = counted
         density = abs(np.nansum(heights) - 1) < 1e-3
         expect(density == (abs(scale - 1) < 1e-3),
@@ -253,7 +253,8 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
         try:
             for (series, counts), own, name in ((histograms[first], slow, "ForwardMask"),
                                                 (histograms[second], fast, "ForwardMaskFast")):
-                what = f"your histogram {series.describe()[4:]} as one of {name}"
+                what = f"your histogram {series.label!r} as one of {name}" if series.label and \
+                    not series.label.startswith("_") else f"your histogram as one of {name}"
                 if own is IN_PLACE:  # it changed the notebook's x_0 under the plot: nothing to compare
                     continue
                 if own is None:  # the function raised: judge by the law itself

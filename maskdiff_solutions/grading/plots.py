@@ -224,9 +224,12 @@ def two_sample_dkw(counts_a, counts_b, alpha, what):
     worst = int(gap.argmax())
     bound = stats.dkw_epsilon(int(na), alpha / 2) + stats.dkw_epsilon(int(nb), alpha / 2)
     if gap[worst] > bound:
-        raise Failure(f"{what}: the share of runs with at most {worst} is {fa[worst]:.3f} in your plot "
-                      f"but {fb[worst]:.3f} for your function ({int(nb)} runs drawn by the grader); "
-                      f"that gap ({gap[worst]:.3f}) is more than chance allows ({bound:.3f})")
+        mass_a, mass_b = counts_a / na, counts_b / nb
+        n = int(np.abs(mass_a - mass_b).argmax())
+        raise Failure(f"{what}: it has mass {mass_a[n]:.2f} at n = {n}, where {int(nb)} fresh runs of your "
+                      f"function give {mass_b[n]:.2f}; the share of runs with at most {worst} is "
+                      f"{fa[worst]:.3f} against {fb[worst]:.3f}, a gap of {gap[worst]:.3f} where chance "
+                      f"allows {bound:.3f}")
 
 
 def mean_gap_bound(n, m, alpha):
