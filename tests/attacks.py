@@ -48,7 +48,7 @@ class Attack:
     base: str = "untouched"        # or "cheater"
     keeps_honest: bool = False     # the hidden checks still run: exactly the honest score, not less
     tells: str = ""                # what the attack prints only if it worked (must not appear)
-    manual_outputs: tuple = ()     # outputs (JSON) handed in on every manually graded code cell
+    manual_outputs: tuple = ()     # outputs (JSON) handed in on every code cell the student writes
     answer: str = ""               # the text handed in for every written answer
 
 
@@ -427,7 +427,7 @@ def build(course, collected, fill):
         for offset, code in enumerate(attack.cells):
             nb.cells.insert(at + offset, new_code_cell(filled(code).strip("\n")))
         for cell in nb.cells:
-            if notebooks.is_manual(cell) and cell.cell_type == "code" and attack.manual_outputs:
+            if notebooks.is_solution(cell) and cell.cell_type == "code" and attack.manual_outputs:
                 cell.outputs = [nbformat.from_dict(output) for output in attack.manual_outputs]
             if notebooks.is_manual(cell) and cell.cell_type == "markdown" and attack.answer:
                 cell.source = attack.answer
