@@ -45,9 +45,11 @@ batched sampler. Along the way you chat with a real diffusion language model and
 2. For notebooks {gpu}, pick *Runtime → Change runtime type → T4 GPU* first.
 3. Fill in every `YOUR CODE HERE` and `YOUR ANSWER HERE`, and run the tests under each function (they
    are the visible ones; the grader runs more).
-4. **Run the whole notebook, top to bottom, before you hand it in.** The plots and printouts you are
-   asked for are graded by a person on the outputs saved in the file you hand in; the grader's own
-   re-run uses much smaller experiments and cannot stand in for yours.
+4. **Run the whole notebook, top to bottom, before you hand it in.** The autograder runs it again
+   (with smaller experiments) and grades each plot or printout you are asked for by reading what your
+   cell drew or printed: its curves, bars, axes, labels and legend, compared with fresh runs of your
+   own functions (the cell after each plot says what it reads). Draw them with matplotlib, from your
+   functions. Your written answers are graded by a person.
 5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*).
 
 Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
