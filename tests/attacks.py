@@ -60,7 +60,18 @@ def ForwardMaskFast(x_0, t, alpha_bar):
     x[torch.randperm(len(x))[:n]] = MASK
     return x
 """)
-HONEST = {"untouched": 0.0, "cheater": 7.0}
+
+
+def _test_points(grade_ids=None):
+    """Points of notebook 01's test cells in the release (all of them, or those named)."""
+    release = notebooks.read(Path(__file__).resolve().parents[1] / "release" / "maskdiff" / NB)
+    return float(sum(notebooks.nbgrader(c)["points"] for c in release.cells if notebooks.is_test(c)
+                     and (grade_ids is None or notebooks.grade_id(c) in grade_ids)))
+
+
+FULL = _test_points()   # the honest reference's autograded marks
+# The cheater loses ForwardMaskFast's law only: its histogram plot shows its own (wrong) law faithfully.
+HONEST = {"untouched": 0.0, "cheater": FULL - _test_points({"test_ForwardMaskFast_law"})}
 # What a script in a page would do if it ran; never anywhere a browser acts on it.
 PWNED = "PWNED"
 ACTIVE_OUTPUTS = (

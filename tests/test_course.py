@@ -37,13 +37,14 @@ def assignment_points(course):
 def test_reference_gets_full_autograded_marks(graded_batch):
     workspace, rows, _ = graded_batch
     row = rows[("reference", NB)]
-    assert row.status == "graded" and row.auto_max == 9 and row.auto_score == 9, row
-    assert row.manual_max == 9 and row.manual_pending  # plots and the derivation await a person
+    assert row.status == "graded" and row.auto_max == 16 and row.auto_score == 16, row
+    assert row.manual_max == 2 and row.manual_pending  # the derivation awaits a person
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
         submitted = gradebook.find_submission_notebook(NB, "maskdiff", "reference")
         assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {
             "test_MakeSchedule": 2, "test_ForwardMask_history": 2, "test_ForwardMask_rates": 2,
-            "test_ForwardMaskFast_basics": 1, "test_ForwardMaskFast_law": 2}
+            "test_ForwardMaskFast_basics": 1, "test_ForwardMaskFast_law": 2, "test_plot_schedule": 2,
+            "test_show_dissolution": 1, "test_plot_masked_fraction": 2, "test_plot_masked_histograms": 2}
 
 
 def test_every_notebook_of_the_reference_gets_full_marks(course, graded_batch):
@@ -76,7 +77,7 @@ def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
     bug = next(m for m in catalog.MUTANTS if (m.function, m.name) == demo.DEMO_BUG)
     expected = {"test_" + name.replace(".", "_") for name in bug.fails}
     assert set(row.failed_tests.split()) == expected
-    assert row.auto_score == 9 - 3 and row.status == "graded"
+    assert row.auto_score == 16 - 3 and row.status == "graded"
 
 
 def test_fake_hidden_package_is_ignored_and_flagged(graded_batch):

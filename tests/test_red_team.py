@@ -12,7 +12,7 @@ import pytest
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.sandbox import available
 from tests import attacks
-from tests.attacks import ATTACKS, BROKEN_FILES, HONEST, PWNED
+from tests.attacks import ATTACKS, BROKEN_FILES, FULL, HONEST, PWNED
 from tests.support.pages import active, formgrader_view
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
@@ -40,7 +40,7 @@ def test_the_batch_completes_and_lists_everyone(red_team):
 def test_honest_students_get_their_honest_marks(red_team):
     rows = red_team["rows"]
     assert (rows[("honest_reference", STEM)]["status"], float(rows[("honest_reference", STEM)]["auto_score"])) == \
-        ("graded", 9.0)
+        ("graded", FULL)
     assert float(rows[("honest_untouched", STEM)]["auto_score"]) == HONEST["untouched"]
     cheater = rows[("honest_cheater", STEM)]
     assert (cheater["status"], float(cheater["auto_score"])) == ("graded", HONEST["cheater"]), cheater
@@ -74,7 +74,7 @@ def test_a_broken_file_fails_alone_with_a_reason(red_team, name):
     broken = rows[(name, "02_undiffusing")]
     assert broken["status"] == "failed" and BROKEN_FILES[name][1] in broken["reason"], broken
     honest = rows[(name, STEM)]
-    assert (honest["status"], float(honest["auto_score"])) == ("graded", 9.0), honest
+    assert (honest["status"], float(honest["auto_score"])) == ("graded", FULL), honest
 
 
 def test_nothing_outside_the_sandbox_changes(red_team):
