@@ -21,6 +21,10 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     "show_dissolution": "01_noise_for_words.ipynb",
     "plot_masked_fraction": "01_noise_for_words.ipynb",
     "plot_masked_histograms": "01_noise_for_words.ipynb",
+    **{check: "02_undiffusing.ipynb" for check in (
+        "show_undiffusion_runs", "show_thousand_runs", "plot_undiffusion_histograms", "plot_two_sentence_bars",
+        "plot_cat_probability", "plot_bars_few_steps", "plot_impossible_fraction", "show_greedy_runs",
+        "plot_greedy_bars")},
 }
 
 
