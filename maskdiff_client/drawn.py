@@ -4,8 +4,9 @@ Jupyter's inline backend closes every figure at the end of the cell that drew it
 gone once it has been sent to the page. So, inside IPython, `install()` keeps a record of the last
 few cells: the figures each one drew (caught as matplotlib closes them) and the text it printed. A
 hidden test cell right after a plot hands `last_cell()` to the checker, and a driver turns the
-record into plain data (`Cell.data`: the artists of each axes, its scales, labels and legend, and
-the printed text). The checker alone decides what it means (maskdiff_solutions/grading/drawing.py).
+record into plain data (`Cell.data`: the artists of each axes, its scales, limits, labels, tick
+labels and legend, and the printed text). The checker alone decides what it means
+(maskdiff_solutions/grading/plots.py).
 
 `import maskdiff_client` installs the recorder (the first hidden test cell of a notebook imports it,
 before any graded plot); it does nothing outside IPython.
