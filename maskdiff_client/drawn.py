@@ -4,8 +4,9 @@ Jupyter's inline backend closes every figure at the end of the cell that drew it
 gone once it has been sent to the page. So, inside IPython, `install()` keeps a record of the last
 few cells: the figures each one drew (caught as matplotlib closes them) and the text it printed. A
 hidden test cell right after a plot hands `last_cell()` to the checker, and a driver turns the
-record into plain data (`Cell.data`: the artists of each axes, its scales, labels and legend, and
-the printed text). The checker alone decides what it means (maskdiff_solutions/grading/drawing.py).
+record into plain data (`Cell.data`: the artists of each axes, its scales, limits, labels, tick
+labels and legend, and the printed text). The checker alone decides what it means
+(maskdiff_solutions/grading/plots.py).
 
 `import maskdiff_client` installs the recorder (the first hidden test cell of a notebook imports it,
 before any graded plot); it does nothing outside IPython.
@@ -174,6 +175,15 @@ def _bars(patches, label="", orientation="vertical"):
             "label": _text(label), "orientation": _text(orientation or "vertical", 20)}
 
 
+def _ticks(ax):
+    """The x ticks that carry a label (a bar chart of categories names its bars there)."""
+    try:
+        labels = ax.get_xticklabels()[:MAX_SERIES]
+    except Exception:  # noqa: BLE001 - a formatter the student broke
+        return {"at": _floats([]), "labels": []}
+    return {"at": _floats([t.get_position()[0] for t in labels]), "labels": [_text(t.get_text()) for t in labels]}
+
+
 def axes_data(ax):
     from matplotlib.collections import LineCollection, PathCollection
     from matplotlib.container import BarContainer
@@ -185,7 +195,8 @@ def axes_data(ax):
            "legend": [_text(t.get_text()) for t in legend.get_texts()][:MAX_SERIES] if legend else [],
            "lines": [_line(ax, line) for line in ax.get_lines()[:MAX_SERIES]],
            "bars": [], "steps": [], "polygons": [], "points": [], "segments": [],
-           "texts": [_text(t.get_text()) for t in ax.texts[:MAX_SERIES]]}
+           "texts": [_text(t.get_text()) for t in ax.texts[:MAX_SERIES]],
+           "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax)}
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):

@@ -5,6 +5,7 @@ Cells run in this process with the recorder of maskdiff_client.drawn (tests/supp
 in a kernel under the grader (quick mode). `benchmarks/plot_checks.py` repeats the reference's side
 over 200 grading seeds."""
 import os
+import types
 from functools import lru_cache
 
 import pytest
@@ -21,6 +22,10 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     "show_dissolution": "01_noise_for_words.ipynb",
     "plot_masked_fraction": "01_noise_for_words.ipynb",
     "plot_masked_histograms": "01_noise_for_words.ipynb",
+    **{check: "02_undiffusing.ipynb" for check in (
+        "show_undiffusion_runs", "show_thousand_runs", "plot_undiffusion_histograms", "plot_two_sentence_bars",
+        "plot_cat_probability", "plot_bars_few_steps", "plot_impossible_fraction", "show_greedy_runs",
+        "plot_greedy_bars")},
 }
 
 
@@ -30,8 +35,16 @@ def _namespace(notebook, cell):
 
 
 def namespace(notebook, cell):
-    """A fresh copy (tensors too: a mutant that writes into its input must not reach the next test)."""
-    return {k: v.clone() if torch.is_tensor(v) else v for k, v in _namespace(notebook, cell).items()}
+    """A fresh copy (tensors too: a mutant that writes into its input must not reach the next test).
+    Functions the notebook's cells defined are rebound to the copy, so that a helper of an earlier
+    cell (notebook 02's `sentences`) calls the functions a test swapped in, as in a kernel."""
+    cached = _namespace(notebook, cell)
+    ns = {k: v.clone() if torch.is_tensor(v) else v for k, v in cached.items()}
+    for k, v in ns.items():
+        if isinstance(v, types.FunctionType) and v.__globals__ is cached:
+            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
+            ns[k].__kwdefaults__, ns[k].__doc__ = v.__kwdefaults__, v.__doc__
+    return ns
 
 
 def judge(check, source, ns, seed=None):

@@ -3,6 +3,7 @@ from .core import ALPHA, CHECKS, DEFAULT_SEED, SEED_VARIABLE, Outcome, evaluate,
 from . import forward  # noqa: F401  (registers the checks of notebook 01)
 from . import forward_plots  # noqa: F401  (notebook 01's plots and printout)
 from . import sampling  # noqa: F401  (notebook 02)
+from . import sampling_plots  # noqa: F401  (notebook 02's plots and printouts)
 from . import chat  # noqa: F401  (notebook 03)
 from . import loss  # noqa: F401  (notebook 04)
 from . import batched  # noqa: F401  (notebook 05)

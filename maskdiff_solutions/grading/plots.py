@@ -58,6 +58,11 @@ class Axes:
         self.xscale, self.yscale = _str(data.get("xscale")), _str(data.get("yscale"))
         self.xlabel, self.ylabel, self.title = (_str(data.get(k)).strip() for k in ("xlabel", "ylabel", "title"))
         self.legend = [_str(t) for t in data.get("legend") or [] if isinstance(t, str)]
+        self.xlim, self.ylim = (_limits(data.get(k)) for k in ("xlim", "ylim"))
+        ticks = data.get("xticks") if isinstance(data.get("xticks"), dict) else {}
+        at = _array(ticks.get("at", np.zeros(0)), "the ticks")
+        labels = [_str(t) for t in ticks.get("labels") or []]
+        self.xticks = {float(x): label.strip() for x, label in zip(at, labels) if label.strip()}
         self.series, self.hlines = [], []
         for line in data.get("lines") or []:
             x, y = _array(line.get("x"), "a line"), _array(line.get("y"), "a line")
@@ -93,6 +98,14 @@ class Axes:
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
+
+
+def _limits(value):
+    """(low, high) of an axis, or None when the recorder did not say."""
+    if isinstance(value, (np.ndarray, list)) and len(value) == 2:
+        low, high = (float(v) for v in _array(value, "an axis's limits"))
+        return (min(low, high), max(low, high)) if np.isfinite([low, high]).all() else None
+    return None
 
 
 def _steps_of_polygon(x, y):
@@ -261,3 +274,34 @@ def printed_lines(text):
 
 def words(line):
     return re.findall(r"[A-Za-z_]+", line)
+
+
+def _kl(f, p):
+    """KL(Bernoulli(f) || Bernoulli(p))."""
+    out = 0.0
+    if f > 0:
+        out += f * math.log(f / p) if p > 0 else math.inf
+    if f < 1:
+        out += (1 - f) * math.log((1 - f) / (1 - p)) if p < 1 else math.inf
+    return out
+
+
+def share_interval(k, n, alpha):
+    """The probabilities p that k successes out of n leave plausible: n KL(k/n || p) <= log(2/alpha).
+    Chernoff: a true p falls outside with probability at most alpha, and the interval only widens
+    when k and n are divided by a common factor (so a divisor of the true n is conservative)."""
+    f, bound = k / n, math.log(2 / alpha) / n
+
+    def edge(lo, hi):   # bisect between a plausible end (lo) and an implausible one (hi)
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if _kl(f, mid) <= bound else (lo, mid)
+        return lo
+    return (0.0 if _kl(f, 0.0) <= bound else edge(f, 0.0)), (1.0 if _kl(f, 1.0) <= bound else edge(f, 1.0))
+
+
+def same_share(k_a, n_a, k_b, n_b, alpha):
+    """Can k_a of n_a and k_b of n_b be draws of the same probability? False with probability at most
+    alpha when they are: each side's share_interval holds the common p except with alpha / 2."""
+    (lo_a, hi_a), (lo_b, hi_b) = share_interval(k_a, n_a, alpha / 2), share_interval(k_b, n_b, alpha / 2)
+    return lo_a <= hi_b and lo_b <= hi_a

@@ -86,6 +86,106 @@ MUTANTS = [
                          "    return torch.where(hit, torch.full_like(x_0, MASK), x_0)\n"),
 ]
 
+NB02 = "02_undiffusing.ipynb"
+REVEAL_ALL = ("def Undiffuse(x_t, t, GuessX0, mask):\n"
+              "    guess = torch.multinomial(GuessX0(x_t).float(), 1).squeeze(1)\n"
+              "    return torch.where(x_t == mask, guess, x_t)\n")                       # one step reveals every mask
+REVEAL_LATE = ("def Undiffuse(x_t, t, GuessX0, mask):\n"
+               "    guess = torch.multinomial(GuessX0(x_t).float(), 1).squeeze(1)\n"
+               "    reveal = (x_t == mask) & (torch.rand(len(x_t)) < 1 / (t + 1))\n"
+               "    return torch.where(reveal, guess, x_t)\n")                             # some masks survive t = 1
+ONE_RUN_STEP = '        x = Undiffuse(x, t, GuessX0_one, MASK)\n        print(f"  t = {t - 1}: {Decode(x)}")'
+GREEDY_STEP = '        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)\n        print(f"  t = {t - 1}: {Decode(x)}")'
+
+MUTANTS += [
+    # notebook 02: five printed runs in the one-sentence world
+    PlotMutant(NB02, "show_undiffusion_runs", "only_the_last_sentence",
+               ((ONE_RUN_STEP, '        x = Undiffuse(x, t, GuessX0_one, MASK)\n    print(f"  t = 0: {Decode(x)}")'),),
+               ("show_undiffusion_runs",)),
+    PlotMutant(NB02, "show_undiffusion_runs", "wrong_T", (("range(10, 0, -1)", "range(5, 0, -1)"),),
+               ("show_undiffusion_runs",)),
+    PlotMutant(NB02, "show_undiffusion_runs", "token_ids_not_words", (("{Decode(x)}", "{x.tolist()}"),),
+               ("show_undiffusion_runs",)),
+    PlotMutant(NB02, "show_undiffusion_runs", "one_run", (("range(5)", "range(1)"),), ("show_undiffusion_runs",)),
+    PlotMutant(NB02, "show_undiffusion_runs", "every_step_from_fresh_masks",
+               (("Undiffuse(x, t, GuessX0_one, MASK)", "Undiffuse(torch.full((4,), MASK), t, GuessX0_one, MASK)"),),
+               ("show_undiffusion_runs",)),
+    # notebook 02: the tally of the one-sentence world
+    PlotMutant(NB02, "show_thousand_runs", "one_sentence_not_the_tally",
+               (("print(Tally(one_sentence_run, 1000))", "print(Decode(one_sentence_run()))"),),
+               ("show_thousand_runs",)),
+    PlotMutant(NB02, "show_thousand_runs", "p_init_tallied_not_the_buggy_undiffusion",
+               (("print(Tally(one_sentence_run, 1000))", "print(Tally(SamplePInit_one, 1000))"),),
+               ("show_thousand_runs",), functions=REVEAL_LATE),
+    # notebook 02: the two histograms of x_5
+    PlotMutant(NB02, "plot_undiffusion_histograms", "wrong_T",
+               (("T, t_stop, n_runs = 10, 5", "T, t_stop, n_runs = 20, 5"),),
+               ("plot_undiffusion_histograms",)),
+    PlotMutant(NB02, "plot_undiffusion_histograms", "undiffused_all_the_way",
+               (("for t in range(T, t_stop, -1)", "for t in range(T, 0, -1)"),), ("plot_undiffusion_histograms",)),
+    PlotMutant(NB02, "plot_undiffusion_histograms", "forward_to_the_wrong_step",
+               (("ForwardMaskFast(SamplePInit_one(), t_stop, alpha_bar)",
+                 "ForwardMaskFast(SamplePInit_one(), 2, alpha_bar)"),),
+               ("plot_undiffusion_histograms",)),
+    PlotMutant(NB02, "plot_undiffusion_histograms", "no_legend", (("plt.legend()\n", ""),),
+               ("plot_undiffusion_histograms",)),
+    # notebook 02: the bar chart at T = 50
+    PlotMutant(NB02, "plot_two_sentence_bars", "wrong_T", (("sentences(50, Undiffuse", "sentences(1, Undiffuse"),),
+               ("plot_two_sentence_bars",)),
+    PlotMutant(NB02, "plot_two_sentence_bars", "p_init_drawn_not_the_buggy_undiffusion",
+               (("made = sentences(50, Undiffuse, 2000)", "made = Tally(SamplePInit_two, 2000)"),),
+               ("plot_two_sentence_bars",), functions=REVEAL_ALL),
+    PlotMutant(NB02, "plot_two_sentence_bars", "bars_not_named",
+               (('    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")\n', ""),),
+               ("plot_two_sentence_bars",)),
+    PlotMutant(NB02, "plot_two_sentence_bars", "no_ylabel", (('    ax.set_ylabel("fraction of sentences")\n', ""),),
+               ("plot_two_sentence_bars",)),
+    # notebook 02: the guess for 'cat' along ten runs
+    PlotMutant(NB02, "plot_cat_probability", "probability_of_box", (('vocab.index("cat")]', 'vocab.index("box")]'),),
+               ("plot_cat_probability",)),
+    PlotMutant(NB02, "plot_cat_probability", "wrong_position", (("GuessX0_two(x)[1,", "GuessX0_two(x)[2,"),),
+               ("plot_cat_probability",)),
+    PlotMutant(NB02, "plot_cat_probability", "wrong_T", (("T = 50", "T = 20"),), ("plot_cat_probability",)),
+    PlotMutant(NB02, "plot_cat_probability", "y_axis_not_0_to_1", (("plt.ylim(-0.03, 1.03)", "plt.ylim(0.5, 1.03)"),),
+               ("plot_cat_probability",)),
+    PlotMutant(NB02, "plot_cat_probability", "three_runs", (("range(10)", "range(3)"),), ("plot_cat_probability",)),
+    # notebook 02: bar charts with few steps
+    PlotMutant(NB02, "plot_bars_few_steps", "wrong_T", (("(1, 2, 4, 10)", "(1, 2, 5, 10)"),), ("plot_bars_few_steps",)),
+    PlotMutant(NB02, "plot_bars_few_steps", "every_chart_at_T_1",
+               (("sentences(T, Undiffuse", "sentences(1, Undiffuse"),),
+               ("plot_bars_few_steps",)),
+    PlotMutant(NB02, "plot_bars_few_steps", "p_init_drawn_not_the_buggy_undiffusion",
+               (("bar_chart(ax, sentences(T, Undiffuse, 2000)", "bar_chart(ax, Tally(SamplePInit_two, 2000)"),),
+               ("plot_bars_few_steps",), functions=REVEAL_ALL),
+    # notebook 02: the impossible fraction against T
+    PlotMutant(NB02, "plot_impossible_fraction", "linear_axes_where_log_log_is_asked",
+               (("plt.loglog(Ts, fractions", "plt.plot(Ts, fractions"), ("plt.loglog(Ts, [0.32", "plt.plot(Ts, [0.32")),
+               ("plot_impossible_fraction",)),
+    PlotMutant(NB02, "plot_impossible_fraction", "wrong_T_no_50",
+               (("Ts = [1, 2, 4, 10, 20, 50]", "Ts = [1, 2, 4, 10, 20]"),),
+               ("plot_impossible_fraction",)),
+    PlotMutant(NB02, "plot_impossible_fraction", "theory_drawn_as_the_measurement",
+               (('plt.loglog(Ts, fractions, "o"', 'plt.loglog(Ts, [0.32 / T for T in Ts], "o"'),),
+               ("plot_impossible_fraction",)),
+    PlotMutant(NB02, "plot_impossible_fraction", "fraction_of_real_sentences", (("if s not in real", "if s in real"),),
+               ("plot_impossible_fraction",)),
+    PlotMutant(NB02, "plot_impossible_fraction", "theory_one_over_T_squared",
+               (("[0.32 / T for T in Ts]", "[0.32 / T ** 2 for T in Ts]"),),
+               ("plot_impossible_fraction",)),
+    # notebook 02: greedy
+    PlotMutant(NB02, "show_greedy_runs", "wrong_T", (("range(4, 0, -1)", "range(2, 0, -1)"),), ("show_greedy_runs",)),
+    PlotMutant(NB02, "show_greedy_runs", "stochastic_step_not_greedy",
+               (("UndiffuseGreedy(x, t, GuessX0_two, MASK)", "Undiffuse(x, t, GuessX0_two, MASK)"),),
+               ("show_greedy_runs",)),
+    PlotMutant(NB02, "show_greedy_runs", "only_the_last_sentence",
+               ((GREEDY_STEP,
+                 '        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)\n    print(f"  t = 0: {Decode(x)}")'),),
+               ("show_greedy_runs",)),
+    PlotMutant(NB02, "plot_greedy_bars", "stochastic_step_not_greedy",
+               (("sentences(T, UndiffuseGreedy, 200)", "sentences(T, Undiffuse, 200)"),), ("plot_greedy_bars",)),
+    PlotMutant(NB02, "plot_greedy_bars", "wrong_T", (("(1, 2, 4)", "(1, 2, 3)"),), ("plot_greedy_bars",)),
+]
+
 
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):

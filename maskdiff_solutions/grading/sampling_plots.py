@@ -1,0 +1,446 @@
+"""Hidden checks of notebook 02's plots and printouts: they read what the student drew or printed
+(grading/plots.py) and compare it with the student's own functions, run again here.
+
+Undiffusion chains are run by the student's stepper (Undiffuse or UndiffuseGreedy) with the
+student's own guesser, from four masks, exactly as the plot cell ran them; a bug in a function thus
+shows in its plot and costs marks only in that function's own tests. Shares of sentences are
+compared with `plots.same_share` (a Chernoff bound on each side, exact for any law), every check
+splitting ALPHA over its comparisons. When a function raises here, the plot cell could not have
+drawn its figure either: then only what the page asks of the figure itself is checked.
+"""
+import itertools
+import re
+
+import numpy as np
+import torch
+
+from maskdiff_client.fakes import TableGuesser
+
+from .. import stats
+from ..toy import ALIVE, EMPTY, MASK, VOCAB, Encode
+from . import plots
+from .core import ALPHA, Failure, check, expect
+from .forward_plots import require_labels, schedules
+
+L = 4
+REAL = (ALIVE, EMPTY)
+WORDS = set(VOCAB)
+
+
+def handle(student):
+    """What to hand to another student function so that it calls this one in the student's kernel."""
+    return getattr(student, "ref", None) or getattr(student, "function", None)
+
+
+def reachable():
+    """Every x_t undiffusion can reach in the two-sentence world: each position one of the two
+    sentences' words there, or the mask (36 sentences)."""
+    options = [sorted({int(Encode(s)[i]) for s in REAL} | {MASK}) for i in range(L)]
+    return [torch.tensor(ids) for ids in itertools.product(*options)]
+
+
+def tabulated(guesser):
+    """The student's two-sentence guesser as a look-up table of its own answers on every reachable
+    x_t (one request instead of one call per step); None if it raised or gave something else."""
+    states = reachable()
+    tables = []
+    for result in guesser.calls([[x] for x in states]):
+        try:
+            p = torch.as_tensor(np.asarray(result[1]), dtype=torch.float32) if result[0] == "ok" else None
+            tables.append(p.reshape(L, len(VOCAB)))
+        except (TypeError, ValueError, RuntimeError, AttributeError):
+            return None
+    return TableGuesser([x.tolist() for x in states], torch.stack(tables), list(VOCAB))
+
+
+def finals(stepper, guesser, ts, runs, table=None):
+    """The (runs, len(ts), L) trace of `runs` chains of the student's stepper with the student's
+    guesser (or `table`, its answers looked up) from four masks through the steps ts, or None if any
+    step raised or returned something that is not a sentence (the plot cell would have stopped too)."""
+    start = torch.full((L,), MASK, dtype=torch.long)
+    for guess in ([table] if table is not None else []) + [handle(guesser)]:
+        if guess is None:
+            continue
+        out = stepper.chains(start, list(ts), guess, MASK, runs=runs)
+        if not out["errors"]:
+            return torch.as_tensor(out["trace"], dtype=torch.long)
+    return None  # (a stepper that leaves the table's sentences is run with the guesser itself)
+
+
+def sentence_of(ids):
+    return " ".join(VOCAB[i] if 0 <= i < len(VOCAB) else "?" for i in ids.tolist())
+
+
+def outcomes(stepper, guesser, T, runs, table=None):
+    """The sentences `runs` undiffusions of T steps end in (None: the functions raised)."""
+    trace = finals(stepper, guesser, range(T, 0, -1), runs, table)
+    return None if trace is None else [sentence_of(x) for x in trace[:, -1]]
+
+
+def category(sentence):
+    return sentence if sentence in REAL else "impossible"
+
+
+def compare_shares(drawn_counts, own, alpha, where):
+    """The shares of 'the cat is alive', 'the box is empty' and of everything else in a drawn tally
+    {sentence: count} against the sentences the student's functions gave here."""
+    n_drawn, n_own = sum(drawn_counts.values()), len(own)
+    for name in (ALIVE, EMPTY, "impossible"):
+        k_drawn = sum(c for s, c in drawn_counts.items() if category(s) == name)
+        k_own = sum(category(s) == name for s in own)
+        if not plots.same_share(k_drawn, n_drawn, k_own, n_own, alpha / 3):
+            what = f"'{name}'" if name != "impossible" else "impossible sentences (neither real one)"
+            raise Failure(f"{where}: {what} make {k_drawn / n_drawn:.1%} of the {n_drawn} runs your figure "
+                          f"shows, but {k_own / n_own:.1%} of {n_own} runs of your functions drawn by the "
+                          f"grader; more than chance allows (is it the right T, stepper and guesser?)")
+
+
+# ---- printouts ------------------------------------------------------------------------------------
+
+def printed_sentences(text):
+    """Every printed line that holds a sentence of four vocabulary words (its last four)."""
+    out = []
+    for line in plots.printed_lines(text):
+        tokens = [w for w in plots.words(line) if w in WORDS]
+        if len(tokens) >= L:
+            out.append(tokens[-L:])
+    return out
+
+
+def printed_runs(sentences, T, least):
+    """The printed sentences cut into runs of T steps (x_{T-1} ... x_0), each optionally preceded by
+    the row of masks it started from."""
+    masks = [VOCAB[MASK]] * L
+    for size in (T + 1, T):
+        if sentences and len(sentences) % size == 0:
+            runs = [sentences[i:i + size] for i in range(0, len(sentences), size)]
+            if size == T or all(r[0] == masks for r in runs):
+                return [r[-T:] for r in runs]
+    raise Failure(f"your printout shows {len(sentences)} sentences; print at least {least} runs of T = {T} "
+                  f"steps, each with the sentence after every step (x_{T - 1} ... x_0), one per line")
+
+
+def monotone(run):
+    """Does no printed word change, and no mask come back, from one step to the next?"""
+    mask = VOCAB[MASK]
+    return all(b == a or a == mask for x, y in zip(run, run[1:]) for a, b in zip(x, y))
+
+
+@check("show_undiffusion_runs")
+def show_undiffusion_runs(drawn, Undiffuse, GuessX0_one):
+    T, least = 10, 5
+    drawing = plots.Drawing.of(drawn)
+    expect(drawing.printed.strip(), "the cell above printed nothing; print the sentence after every step "
+                                    "of each run with Decode, one per line")
+    sentences = printed_sentences(drawing.printed)
+    expect(sentences, "no line of your printout is a sentence of four words: print each x with Decode(x)")
+    runs = printed_runs(sentences, T, least)
+    expect(len(runs) >= least, f"your printout shows {len(runs)} run(s) of {T} steps; undiffuse {least} times")
+    trace = finals(Undiffuse, GuessX0_one, range(T, 0, -1), 100)
+    own_monotone = trace is not None and all(monotone([sentence_of(x).split() for x in run]) for run in trace)
+    if own_monotone:  # your Undiffuse never changes a word once written: the printout must not either
+        for i, run in enumerate(runs):
+            expect(monotone(run), f"in printed run {i + 1} a word changes or a mask comes back from one step "
+                                  f"to the next; print the history of one sentence, step after step")
+
+
+SENTENCE = re.compile(r"((?:[a-z_]+ ){3}[a-z_]+)['\"]?\s*[:=,]?\s*(\d+)")
+
+
+def printed_tally(text):
+    """{sentence: count} from a printed Counter (or lines 'sentence count')."""
+    tally = {}
+    for sentence, count in SENTENCE.findall(text):
+        if all(w in WORDS for w in sentence.split()):
+            tally[sentence] = tally.get(sentence, 0) + int(count)
+    return tally
+
+
+@check("show_thousand_runs")
+def show_thousand_runs(drawn, Undiffuse, GuessX0_one):
+    T = 10
+    drawing = plots.Drawing.of(drawn)
+    expect(drawing.printed.strip(), "the cell above printed nothing; print the Counter that Tally returns")
+    tally = printed_tally(drawing.printed)
+    expect(tally, "your printout holds no sentence with its count: print what Tally(make, 1000) returns")
+    runs = sum(tally.values())
+    expect(runs >= 100, f"your tally counts {runs} sentences; undiffuse 1000 times (Tally(make, 1000))")
+    own = outcomes(Undiffuse, GuessX0_one, T, 200)
+    if own is None:  # the functions raised here: the page's fact
+        expect(set(tally) == {ALIVE}, f"every undiffusion in the one-sentence world ends in '{ALIVE}'; your "
+                                      f"tally shows {sorted(set(tally) - {ALIVE})[:2]}")
+        return
+    kinds = {f"'{ALIVE}'": lambda s: s == ALIVE, "sentences with a mask left": lambda s: VOCAB[MASK] in s.split(),
+             "other sentences": lambda s: s != ALIVE and VOCAB[MASK] not in s.split()}
+    for name, kind in kinds.items():
+        k_drawn, k_own = sum(c for s, c in tally.items() if kind(s)), sum(kind(s) for s in own)
+        if not plots.same_share(k_drawn, runs, k_own, len(own), ALPHA / len(kinds)):
+            raise Failure(f"{name} make {k_drawn / runs:.1%} of your tally of {runs} but {k_own / len(own):.1%} "
+                          f"of {len(own)} undiffusions (T = {T}) of your Undiffuse and GuessX0_one run by the "
+                          f"grader; more than chance allows")
+
+
+# ---- the histograms of x_5 ------------------------------------------------------------------------
+
+def masked_counts(values):
+    counts = []
+    for value in values:
+        try:
+            x = torch.as_tensor(np.asarray(value.detach().cpu() if torch.is_tensor(value) else value)).reshape(-1)
+        except (TypeError, ValueError, RuntimeError):
+            return None
+        counts.append(int((x == MASK).sum()))
+    return np.bincount(counts, minlength=L + 1)[:L + 1]
+
+
+def forward_counts(ForwardMaskFast, SamplePInit_one, alpha_bar, t, runs):
+    start = [r[1] for r in SamplePInit_one.repeat([], 1) if r[0] == "ok"]
+    x_0 = start[0] if start else Encode(ALIVE)
+    results = ForwardMaskFast.repeat([x_0, t, torch.as_tensor(alpha_bar)], runs)
+    if any(r[0] != "ok" for r in results):
+        return None
+    return masked_counts([r[1] for r in results])
+
+
+@check("plot_undiffusion_histograms")
+def plot_undiffusion_histograms(drawn, Undiffuse, GuessX0_one, ForwardMaskFast, MakeSchedule, SamplePInit_one):
+    T, t_stop, runs_here = 10, 5, 400
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("two histograms of the number of masked tokens at t = 5")
+    ns = list(range(L + 1))
+    found = []
+    for ax in axes:
+        found = []
+        for series in ax.series:
+            heights = plots.bar_heights(series, ns) if series.kind == "bars" else None
+            counted = plots.counts_of(heights) if heights is not None else None
+            if counted is not None:
+                found.append((series, counted[0]))
+        if len(found) >= 2:
+            break
+    expect(len(found) >= 2, "draw two histograms of the masked count (0 to 4) on one plot: ForwardMaskFast "
+                            "to t = 5 and Undiffuse from t = 10 to t = 5, one bar per count")
+    _, alpha_bar = schedules(MakeSchedule, T)[0]
+    forward = forward_counts(ForwardMaskFast, SamplePInit_one, alpha_bar, t_stop, runs_here)
+    trace = finals(Undiffuse, GuessX0_one, range(T, t_stop, -1), runs_here)
+    backward = None if trace is None else masked_counts(list(trace[:, -1]))
+    law = np.asarray([1, 4, 6, 4, 1], dtype=float) / 16  # Binomial(4, 1/2): the right law of both
+    problems = []
+    for first, second in ((0, 1), (1, 0)):
+        try:
+            for (series, counts), own, name in ((found[first], forward, "ForwardMaskFast to t = 5"),
+                                                (found[second], backward, "Undiffuse from t = 10 to t = 5")):
+                what = f"your histogram {series.describe()[4:]} as one of {name}"
+                if own is None:
+                    verdict = stats.dkw_test(np.repeat(np.arange(L + 1), counts), law, ALPHA / 4, what=what)
+                    expect(verdict.ok, verdict.summary)
+                else:
+                    plots.two_sample_dkw(counts, own, ALPHA / 4, what)
+            require_labels(ax, "the histogram plot")
+            return
+        except Failure as failure:
+            problems.append(str(failure))
+    raise Failure(problems[0])
+
+
+# ---- bar charts of sentences ----------------------------------------------------------------------
+
+def sentence_bars(ax):
+    """{sentence: height} of the bar chart of one axes, each bar named by the tick label under it."""
+    for series in ax.series:
+        if series.kind != "bars":
+            continue
+        width = series.style.get("width", np.full(series.x.size, 0.8))
+        heights, named = {}, True
+        for left, w, h in zip(series.x, width, series.y):
+            lo, hi = sorted((left, left + w))
+            names = [label for at, label in ax.xticks.items() if lo - 1e-9 <= at <= hi + 1e-9]
+            words = names[0].split() if len(names) == 1 else []
+            if len(words) != L or not all(w_ in WORDS for w_ in words):
+                named = False
+                break
+            heights[" ".join(words)] = heights.get(" ".join(words), 0.0) + float(h)
+        if named and heights:
+            return heights
+    return None
+
+
+def tally_of(ax, where):
+    """{sentence: whole count} behind an axes' bar chart (heights may be counts or fractions)."""
+    heights = sentence_bars(ax)
+    expect(heights is not None, f"{where}: draw one bar per sentence, each named by its sentence under it "
+                                f"(ax.set_xticks(positions, sentences))")
+    names = list(heights)
+    counted = plots.counts_of([heights[n] for n in names])
+    expect(counted is not None, f"{where}: the bars are not counts (or fractions) of runs; draw how often "
+                                f"each sentence came out")
+    return dict(zip(names, (int(c) for c in counted[0])))
+
+
+def steps_of(ax, default):
+    found = re.findall(r"T\s*=\s*(\d+)", ax.title)
+    return int(found[0]) if found else default
+
+
+@check("plot_two_sentence_bars")
+def plot_two_sentence_bars(drawn, Undiffuse, GuessX0_two):
+    T, runs_here = 50, 100
+    drawing = plots.Drawing.of(drawn)
+    axes = [ax for ax in drawing.need_axes("a bar chart of the sentences made at T = 50") if sentence_bars(ax)]
+    expect(axes, "your figure has no bar chart with one bar per sentence, each named by its sentence "
+                 "(ax.set_xticks(positions, sentences))")
+    ax = axes[0]
+    tally = tally_of(ax, "your bar chart")
+    expect(ax.ylabel, "label the y axis of the bar chart (how often each sentence came out)")
+    table = tabulated(GuessX0_two)
+    own = outcomes(Undiffuse, GuessX0_two, T, runs_here, table)
+    if own is None:
+        return
+    compare_shares(tally, own, ALPHA, f"in your bar chart (T = {T})")
+
+
+@check("plot_bars_few_steps")
+def plot_bars_few_steps(drawn, Undiffuse, GuessX0_two):
+    Ts, runs_here = (1, 2, 4, 10), 250
+    drawing = plots.Drawing.of(drawn)
+    axes = [ax for ax in drawing.need_axes("bar charts of the sentences made with T = 1, 2, 4, 10")
+            if sentence_bars(ax)]
+    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
+    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = 1, 2, 4 and 10 (title each 'T = ...'); "
+                                   f"your figure has charts for T = {sorted(charts)}")
+    table = tabulated(GuessX0_two)
+    for T in Ts:
+        tally = tally_of(charts[T], f"your chart for T = {T}")
+        expect(charts[T].ylabel, f"label the y axis of the chart for T = {T}")
+        own = outcomes(Undiffuse, GuessX0_two, T, runs_here, table)
+        if own is not None:
+            compare_shares(tally, own, ALPHA / len(Ts), f"in your chart for T = {T}")
+
+
+@check("plot_greedy_bars")
+def plot_greedy_bars(drawn, UndiffuseGreedy, GuessX0_two):
+    Ts = (1, 2, 4)
+    drawing = plots.Drawing.of(drawn)
+    axes = [ax for ax in drawing.need_axes("bar charts of greedy undiffusion with T = 1, 2, 4") if sentence_bars(ax)]
+    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
+    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = 1, 2 and 4 (title each 'T = ...'); "
+                                   f"your figure has charts for T = {sorted(charts)}")
+    table = tabulated(GuessX0_two)
+    for T in Ts:
+        tally = tally_of(charts[T], f"your chart for T = {T}")
+        own = outcomes(UndiffuseGreedy, GuessX0_two, T, 150, table)
+        if own is not None:  # (a deterministic greedy step writes one sentence: the chart must show it alone)
+            compare_shares(tally, own, ALPHA / len(Ts), f"in your chart for T = {T}")
+
+
+# ---- the guess along the way and the impossible fraction -----------------------------------------
+
+def guess_values(GuessX0_two):
+    """Every value the student's GuessX0_two gives to 'cat' at position 2 over the sentences the
+    reverse process can reach; and its value on four masks. None if it raised on any."""
+    states = reachable()
+    values = []
+    for result in GuessX0_two.calls([[x] for x in states]):
+        try:
+            p = torch.as_tensor(np.asarray(result[1])) if result[0] == "ok" else None
+            values.append(float(p.reshape(L, -1)[1, VOCAB.index("cat")]))
+        except (TypeError, ValueError, RuntimeError, AttributeError, IndexError):
+            return None, None
+    start = [i for i, x in enumerate(states) if bool((x == MASK).all())][0]
+    return np.array(values), values[start]
+
+
+@check("plot_cat_probability")
+def plot_cat_probability(drawn, GuessX0_two):
+    T, least = 50, 10
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("ten curves of P(position 2 is cat) against t")
+    ax = max(axes, key=lambda a: sum(s.kind == "line" for s in a.series))
+    lines = [s for s in ax.series if s.kind == "line" and s.y.size >= 2]
+    expect(len(lines) >= least, f"your figure has {len(lines)} curve(s); draw one for each of {least} runs")
+    values, start = guess_values(GuessX0_two)
+    for i, line in enumerate(lines):
+        expect(line.y.size == T, f"curve {i + 1} has {line.y.size} points; at T = {T} the guesser is called once "
+                                 f"per step, {T} times")
+        if values is None:
+            continue
+        odd = [y for y in line.y if not np.any(np.abs(values - y) <= plots.TOLERANCE)]
+        if odd:
+            raise Failure(f"curve {i + 1} shows {odd[0]:.3f}, which your GuessX0_two never gives to 'cat' at "
+                          f"position 2 (index 1) for any sentence the undiffusion can reach")
+        expect(abs(line.y[0] - start) <= plots.TOLERANCE,
+               f"curve {i + 1} starts at {line.y[0]:.3f}; the first guess, on four masks, is {start:.3f} "
+               f"(record the guess before each step, starting from four masks)")
+    expect(ax.ylim is not None and ax.ylim[0] <= 0.02 and ax.ylim[1] >= 0.98
+           and ax.ylim[1] - ax.ylim[0] <= 1.5, "keep the y axis from 0 to 1 (plt.ylim), so that a sure guess "
+                                               "looks sure")
+    expect(ax.labelled(), "label both axes (plt.xlabel / plt.ylabel)")
+
+
+@check("plot_impossible_fraction")
+def plot_impossible_fraction(drawn, Undiffuse, GuessX0_two):
+    drawing = plots.Drawing.of(drawn)
+    axes = drawing.need_axes("the fraction of impossible sentences against T, with 0.32/T")
+    for ax in axes:
+        theory = [s for s in ax.series if s.kind == "line" and s.x.size >= 2 and np.all(s.x > 0)
+                  and np.allclose(s.y, 0.32 / s.x, rtol=plots.TOLERANCE, atol=1e-9)]
+        data = [s for s in ax.series if all(s is not t for t in theory) and s.x.size >= 3 and np.all(s.x >= 1)]
+        if theory and data:
+            break
+    else:
+        raise Failure("your figure should show the measured fraction of impossible sentences at several T "
+                      "and the line 0.32/T on the same axes")
+    expect(ax.xscale == "log" and ax.yscale == "log", "draw it on log-log axes (plt.loglog, or log scales on "
+                                                      "both axes): 0.32/T is then a straight line")
+    expect(ax.labelled(), "label both axes (plt.xlabel / plt.ylabel)")
+    problems, table = [], tabulated(GuessX0_two)
+    for series in data:
+        Ts = [int(round(x)) for x in series.x]
+        if 50 not in Ts or len(set(Ts)) != len(Ts) or not np.allclose(series.x, Ts):
+            problems.append(f"{series.describe()} is not at whole, distinct T including T = 50 (T = {Ts})")
+            continue
+        if np.allclose(series.y, 0.32 / series.x, rtol=1e-9, atol=0):
+            problems.append(f"{series.describe()} is exactly 0.32/T: plot the fraction your undiffusions made")
+            continue
+        runs = plots.runs_behind_means(series.y, 1)   # (1 when every fraction is 0: a weak, fair test)
+        if runs is None:
+            problems.append(f"{series.describe()} is not a fraction of your runs (measure each T over "
+                            f"Tally(make, 2000) sentences)")
+            continue
+        try:
+            for T, y in zip(Ts, series.y):
+                own = outcomes(Undiffuse, GuessX0_two, T, max(30, 400 // T), table)  # about 400 steps each
+                if own is None:
+                    return
+                k_own = sum(category(s) == "impossible" for s in own)
+                if not plots.same_share(int(round(y * runs)), runs, k_own, len(own), ALPHA / len(Ts)):
+                    raise Failure(f"at T = {T} your plot shows {y:.3f} impossible sentences (out of {runs} "
+                                  f"runs), but {k_own / len(own):.3f} of {len(own)} undiffusions of your "
+                                  f"functions drawn by the grader; more than chance allows")
+            return
+        except Failure as failure:
+            problems.append(str(failure))
+    raise Failure(problems[0])
+
+
+# ---- greedy ---------------------------------------------------------------------------------------
+
+@check("show_greedy_runs")
+def show_greedy_runs(drawn, UndiffuseGreedy, GuessX0_two):
+    T, least = 4, 2
+    drawing = plots.Drawing.of(drawn)
+    expect(drawing.printed.strip(), "the cell above printed nothing; print the sentence after every step "
+                                    "of each greedy run with Decode, one per line")
+    sentences = printed_sentences(drawing.printed)
+    expect(sentences, "no line of your printout is a sentence of four words: print each x with Decode(x)")
+    runs = printed_runs(sentences, T, least)
+    expect(len(runs) >= least, f"your printout shows {len(runs)} run(s) of {T} steps; run greedy undiffusion a "
+                               f"few times")
+    trace = finals(UndiffuseGreedy, GuessX0_two, range(T, 0, -1), 30, tabulated(GuessX0_two))
+    if trace is None or not all(torch.equal(trace[0], other) for other in trace[1:]):
+        return  # your greedy step raised, or is not deterministic: nothing to compare step by step
+    history = [sentence_of(x).split() for x in trace[0]]
+    for i, run in enumerate(runs):
+        for t, (shown, own) in enumerate(zip(run, history)):
+            expect(shown == own, f"printed run {i + 1} shows '{' '.join(shown)}' after step {t + 1}, but your "
+                                 f"UndiffuseGreedy (deterministic) gives '{' '.join(own)}' there")
