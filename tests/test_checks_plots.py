@@ -4,6 +4,7 @@ and every wrong plot of tests/mutants/plots.py fails exactly the checks it names
 Cells run in this process with the recorder of maskdiff_client.drawn (tests/support/cells.py), as
 in a kernel under the grader (quick mode). `benchmarks/plot_checks.py` repeats the reference's side
 over 200 grading seeds."""
+import copy
 import os
 from functools import lru_cache
 
@@ -21,6 +22,16 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     "show_dissolution": "01_noise_for_words.ipynb",
     "plot_masked_fraction": "01_noise_for_words.ipynb",
     "plot_masked_histograms": "01_noise_for_words.ipynb",
+    "plot_two_sentence_loss": "04_training.ipynb",
+    "show_bayes_comparison": "04_training.ipynb",
+    "plot_net_sentence_bars": "04_training.ipynb",
+    "show_untrained_story": "04_training.ipynb",
+    "plot_story_loss": "04_training.ipynb",
+    "show_prompt_stories": "04_training.ipynb",
+    "show_first_pass": "05_sampler_internals.ipynb",
+    "plot_confidence": "05_sampler_internals.ipynb",
+    "show_worked_example": "05_sampler_internals.ipynb",
+    "show_batch_stories": "05_sampler_internals.ipynb",
 }
 
 
@@ -30,8 +41,10 @@ def _namespace(notebook, cell):
 
 
 def namespace(notebook, cell):
-    """A fresh copy (tensors too: a mutant that writes into its input must not reach the next test)."""
-    return {k: v.clone() if torch.is_tensor(v) else v for k, v in _namespace(notebook, cell).items()}
+    """A fresh copy (tensors too, and the dicts and lists that hold them: a mutant that writes into its
+    input must not reach the next test)."""
+    return {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (dict, list)) and k != "__builtins__"
+            else v for k, v in _namespace(notebook, cell).items()}
 
 
 def judge(check, source, ns, seed=None):
