@@ -4,6 +4,7 @@ and every wrong plot of tests/mutants/plots.py fails exactly the checks it names
 Cells run in this process with the recorder of maskdiff_client.drawn (tests/support/cells.py), as
 in a kernel under the grader (quick mode). `benchmarks/plot_checks.py` repeats the reference's side
 over 200 grading seeds."""
+import copy
 import os
 import types
 from functools import lru_cache
@@ -26,6 +27,16 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
         "show_undiffusion_runs", "show_thousand_runs", "plot_undiffusion_histograms", "plot_two_sentence_bars",
         "plot_cat_probability", "plot_bars_few_steps", "plot_impossible_fraction", "show_greedy_runs",
         "plot_greedy_bars")},
+    "plot_two_sentence_loss": "04_training.ipynb",
+    "show_bayes_comparison": "04_training.ipynb",
+    "plot_net_sentence_bars": "04_training.ipynb",
+    "show_untrained_story": "04_training.ipynb",
+    "plot_story_loss": "04_training.ipynb",
+    "show_prompt_stories": "04_training.ipynb",
+    "show_first_pass": "05_sampler_internals.ipynb",
+    "plot_confidence": "05_sampler_internals.ipynb",
+    "show_worked_example": "05_sampler_internals.ipynb",
+    "show_batch_stories": "05_sampler_internals.ipynb",
 }
 
 
@@ -35,11 +46,13 @@ def _namespace(notebook, cell):
 
 
 def namespace(notebook, cell):
-    """A fresh copy (tensors too: a mutant that writes into its input must not reach the next test).
-    Functions the notebook's cells defined are rebound to the copy, so that a helper of an earlier
-    cell (notebook 02's `sentences`) calls the functions a test swapped in, as in a kernel."""
+    """A fresh copy (tensors too, and the dicts and lists that hold them: a mutant that writes into its
+    input must not reach the next test). Functions the notebook's cells defined are rebound to the
+    copy, so that a helper of an earlier cell (notebook 02's `sentences`) calls the functions a test
+    swapped in, as in a kernel."""
     cached = _namespace(notebook, cell)
-    ns = {k: v.clone() if torch.is_tensor(v) else v for k, v in cached.items()}
+    ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (dict, list)) and k != "__builtins__"
+          else v for k, v in cached.items()}
     for k, v in ns.items():
         if isinstance(v, types.FunctionType) and v.__globals__ is cached:
             ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)

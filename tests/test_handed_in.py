@@ -35,8 +35,17 @@ def manual_points(name):
     """What a person grades in the source notebook: the points of its manually graded cells."""
     return sum(notebooks.nbgrader(c).get("points", 0) for c in notebooks.read(SOURCE / name).cells
                if notebooks.is_manual(c))
+
+
+def auto_points(name):
+    """What the autograder grades in the source notebook: the points of its test cells."""
+    return sum(notebooks.nbgrader(c).get("points", 0) for c in notebooks.read(SOURCE / name).cells
+               if notebooks.is_test(c))
 STUDENT = "full_run"
-FIGURE_CELL, HOSTILE_CELL, ANSWER_CELL = "plot_story_loss", "compare_guesses", "story_settings_comparison"
+# notebook 04's one code cell a person grades (its plots and printouts are autograded) holds both the
+# student's own figure and the hostile outputs after it
+FIGURE_CELL = HOSTILE_CELL = "stories_four_settings"
+ANSWER_CELL = "story_settings_comparison"
 OWN_TEXT = "final loss 0.4987 after 5000 steps (my own run on a T4)"
 PWNED = ("pwned-html", "pwned-js", "pwned-svg", "pwned-attr", "pwned-md")
 
@@ -79,7 +88,7 @@ def full_run(course):
             cell.outputs = [new_output("stream", name="stdout", text=OWN_TEXT + "\n"),
                             new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
             if name == HOSTILE_CELL:
-                cell.outputs = hostile_outputs()
+                cell.outputs = cell.outputs + hostile_outputs()
         if name == ANSWER_CELL:
             cell.source = "Longer training helps. <img src=x onerror=alert('pwned-md')>"
     return nb, png
@@ -98,14 +107,16 @@ def graded(course, tmp_path_factory):
 def test_the_grader_sees_the_students_own_figure_in_formgrader(course, graded):
     workspace, report, png = graded
     row = report.rows[0]
-    assert (row.status, row.auto_score, row.auto_max, row.reason) == ("graded", 10, 10, ""), row
+    auto = auto_points(NB)
+    assert (row.status, row.auto_score, row.auto_max, row.reason) == ("graded", auto, auto, ""), row
     html = formgrader_view(course, workspace, STUDENT, NB)
     assert png in html and OWN_TEXT in html
     assert "As handed in: the student" in html and "Re-run by the grader" in html
     nb = notebooks.read(workspace / "autograded" / STUDENT / "maskdiff" / NB)
     cell = next(c for c in nb.cells if notebooks.grade_id(c) == FIGURE_CELL)
-    kinds = [o.get("metadata", {}).get("maskdiff") or o.output_type for o in cell.outputs]
-    rerun = kinds.index("handed-in", 3)  # label, own text, own figure, then the re-run's label
+    # label, own text, own figure (and the rest of what was handed in), then the re-run's label
+    rerun = next(i for i, o in enumerate(cell.outputs) if i >= 3 and o.get("metadata", {}).get("maskdiff")
+                 and "text/markdown" in o.get("data", {}))
     assert cell.outputs[0].data["text/markdown"] == handed_in.STUDENT_LABEL
     assert cell.outputs[2].data["image/png"] == png
     assert cell.outputs[rerun].data["text/markdown"] == handed_in.RERUN_LABEL
@@ -117,7 +128,8 @@ def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(gra
     assert png in html and OWN_TEXT in html and "As handed in: the student" in html
     pending = report.rows[0].manual_pending
     assert pending == report.rows[0].manual_max == manual_points(NB)
-    assert f"Score so far: 10 / 10; {pending:g} points still to be graded by a person" in html
+    auto = auto_points(NB)
+    assert f"Score so far: {auto:g} / {auto:g}; {pending:g} points still to be graded by a person" in html
     assert "to be graded by a person (2 points)" in html
     assert "Score: 0 / 2" not in html and "Score: 0.0 / 2.0" not in html
 
@@ -163,8 +175,9 @@ def test_export_picks_up_manual_points_and_keeps_our_file(course, graded, capsys
     assert (float(row["manual_score"]), float(row["manual_pending"]), row["status"]) == (most - 1, 0, "graded")
     assert not (workspace / "grades.csv").exists()  # nbgrader export's file, never ours
     html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
-    # notebook 04's 10 autograded points, all passed (checked above), and the manual ones
-    assert f"Score: {10 + most - 1:g} / {10 + most:g}" in html and "still to be graded" not in html
+    # notebook 04's autograded points, all passed (checked above), and the manual ones
+    auto = auto_points(NB)
+    assert f"Score: {auto + most - 1:g} / {auto + most:g}" in html and "still to be graded" not in html
 
 
 def test_inert_output_rebuilds_from_allowed_fields_only():

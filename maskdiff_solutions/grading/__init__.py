@@ -6,7 +6,9 @@ from . import sampling  # noqa: F401  (notebook 02)
 from . import sampling_plots  # noqa: F401  (notebook 02's plots and printouts)
 from . import chat  # noqa: F401  (notebook 03)
 from . import loss  # noqa: F401  (notebook 04)
+from . import loss_plots  # noqa: F401  (notebook 04's plots and printouts)
 from . import batched  # noqa: F401  (notebook 05)
+from . import batched_plots  # noqa: F401  (notebook 05's printouts and figure)
 
 __all__ = ["ALPHA", "CHECKS", "DEFAULT_SEED", "SEED_VARIABLE", "Outcome", "evaluate",
            "grading_seed", "run"]

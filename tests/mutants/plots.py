@@ -184,6 +184,112 @@ MUTANTS += [
     PlotMutant(NB02, "plot_greedy_bars", "stochastic_step_not_greedy",
                (("sentences(T, UndiffuseGreedy, 200)", "sentences(T, Undiffuse, 200)"),), ("plot_greedy_bars",)),
     PlotMutant(NB02, "plot_greedy_bars", "wrong_T", (("(1, 2, 4)", "(1, 2, 3)"),), ("plot_greedy_bars",)),
+
+]
+
+NB04, NB05 = "04_training.ipynb", "05_sampler_internals.ipynb"
+PLOT_LOSS = 'PlotLoss(losses, window=100, lines=[(entropy, f"entropy {entropy:.2f}")],'
+
+MUTANTS += [
+    # notebook 04: the two-sentence loss and its floor
+    PlotMutant(NB04, "plot_two_sentence_loss", "no_floor_line",
+               ((PLOT_LOSS, "PlotLoss(losses, window=100, lines=[],"),), ("plot_two_sentence_loss",)),
+    PlotMutant(NB04, "plot_two_sentence_loss", "floor_in_bits",
+               (("-(0.8 * math.log(0.8) + 0.2 * math.log(0.2))", "-(0.8 * math.log2(0.8) + 0.2 * math.log2(0.2))"),),
+               ("plot_two_sentence_loss",)),
+    PlotMutant(NB04, "plot_two_sentence_loss", "loss_per_token_against_the_sentence_floor",
+               ((PLOT_LOSS, PLOT_LOSS.replace("window=100,", "window=100, scale=4,")),), ("plot_two_sentence_loss",)),
+    PlotMutant(NB04, "plot_two_sentence_loss", "hand_drawn_without_axis_labels",
+               ((PLOT_LOSS, "plt.plot(losses); plt.axhline(entropy); plt.title("),
+                ('         title=f"Two sentences, {steps} steps")', 'f"Two sentences, {steps} steps")')),
+               ("plot_two_sentence_loss",)),
+    # notebook 04: the network's guesses beside Bayes'
+    PlotMutant(NB04, "show_bayes_comparison", "bayes_at_position_1",
+               (("GuessX0_two(x_t)[1]", "GuessX0_two(x_t)[0]"),), ("show_bayes_comparison",)),
+    PlotMutant(NB04, "show_bayes_comparison", "logits_not_probabilities",
+               (("net_p, bayes_p = GuessNet(x_t)[1]", "net_p, bayes_p = net(x_t[None]).detach()[0][1]"),),
+               ("show_bayes_comparison",)),
+    PlotMutant(NB04, "show_bayes_comparison", "one_sentence_left_out",
+               (('["_ _ _ _", "_ _ is alive", "the _ _ empty"]', '["_ _ _ _", "_ _ is alive"]'),),
+               ("show_bayes_comparison",)),
+    # notebook 04: the bar chart of the trained network's sentences
+    PlotMutant(NB04, "plot_net_sentence_bars", "counts_beside_probabilities",
+               (("shares = [outcomes[s] / total for s in top] + ([other / total] if other else [])",
+                 "shares = [outcomes[s] for s in top] + ([other] if other else [])"),), ("plot_net_sentence_bars",)),
+    PlotMutant(NB04, "plot_net_sentence_bars", "p_init_drawn_as_the_bars",
+               (("ax.barh(rows, shares,", 'ax.barh(rows, [{"the cat is alive": 0.8, "the box is empty": 0.2}.get(n, 0) '
+                                          'for n in names],'),), ("plot_net_sentence_bars",)),
+    PlotMutant(NB04, "plot_net_sentence_bars", "no_p_init",
+               (('ax.plot([truth.get(n, 0) for n in names], rows, "k|", ms=18, mew=2, label="p_init")\n', ""),),
+               ("plot_net_sentence_bars",)),
+    PlotMutant(NB04, "plot_net_sentence_bars", "rare_sentences_dropped",
+               (("+ ([other / total] if other else [])", ""), ('+ (["other"] if other else [])', "")),
+               ("plot_net_sentence_bars",)),
+    # notebook 04: the untrained network's story
+    PlotMutant(NB04, "show_untrained_story", "story_of_16_tokens",
+               (("print(WriteStory(torch.full((32,), STORY_MASK), 32))", "print(WriteStory(torch.full((16,), STORY_MASK), 32))"),),
+               ("show_untrained_story",)),
+    PlotMutant(NB04, "show_untrained_story", "the_canvas_before_undiffusing",
+               (("print(WriteStory(torch.full((32,), STORY_MASK), 32))", "print(StoryText(torch.full((32,), STORY_MASK)))"),),
+               ("show_untrained_story",)),
+    PlotMutant(NB04, "show_untrained_story", "token_ids_not_words",
+               (("    return StoryText(x)", "    return x.tolist()"),), ("show_untrained_story",)),
+    PlotMutant(NB04, "show_untrained_story", "no_size", (('print(f"{sum(p.numel() for p in net.parameters()) / 1e6:.2f} '
+                                                         'million parameters")\n', ""),), ("show_untrained_story",)),
+    # notebook 04: the loss per token on the stories
+    PlotMutant(NB04, "plot_story_loss", "loss_per_sentence", (("scale=32, ", ""),), ("plot_story_loss",)),
+    PlotMutant(NB04, "plot_story_loss", "uniform_guess_in_bits", (("[(NO_IDEA, ", "[(math.log2(len(story_vocab)), "),),
+               ("plot_story_loss",)),
+    PlotMutant(NB04, "plot_story_loss", "one_level_only",
+               (('(WORD_FREQUENCIES, f"word frequencies {WORD_FREQUENCIES:.1f}")', ""),), ("plot_story_loss",)),
+    # notebook 04: stories from prompts
+    PlotMutant(NB04, "show_prompt_stories", "prompt_not_put_on_the_canvas",
+               (("    x = StoryTokens(prompt)\n", "    x = torch.full((32,), STORY_MASK)\n"),), ("show_prompt_stories",)),
+    PlotMutant(NB04, "show_prompt_stories", "two_stories_per_prompt", (("for _ in range(3):", "for _ in range(2):"),),
+               ("show_prompt_stories",)),
+    PlotMutant(NB04, "show_prompt_stories", "ending_left_out",
+               (('begin + Blanks(32 - n_begin - n_end) + " " + end', "begin + Blanks(32 - n_begin)"),),
+               ("show_prompt_stories",)),
+    # notebook 05: the first pass
+    PlotMutant(NB05, "show_first_pass", "canvas_overwritten_with_the_candidates",
+               (('print("canvas still masked:"', 'canvas[0] = top_id[0].to(canvas.device)\nprint("canvas still masked:"'),),
+               ("show_first_pass",)),
+    PlotMutant(NB05, "show_first_pass", "five_positions_only", (("for i in range(12):", "for i in range(5):"),),
+               ("show_first_pass",)),
+    PlotMutant(NB05, "show_first_pass", "logits_not_distributions",
+               (("probabilities = candidate_distributions(denoiser, canvas, CONTROL_IDS).cpu()",
+                 "probabilities = denoiser(canvas).detach().cpu()"),), ("show_first_pass",)),
+    PlotMutant(NB05, "show_first_pass", "canvas_of_10",
+               (("blank_canvas(1, 12, MASK_ID)", "blank_canvas(1, 10, MASK_ID)"), ("for i in range(12):", "for i in range(10):")),
+               ("show_first_pass",)),
+    # notebook 05: the three confidence panels
+    PlotMutant(NB05, "plot_confidence", "every_panel_the_default_score",
+               (("scores = confidence_scores(probabilities, kind)[0]", "scores = confidence_scores(probabilities)[0]"),),
+               ("plot_confidence",)),
+    PlotMutant(NB05, "plot_confidence", "entropy_not_minus_it",
+               (("scores = confidence_scores(probabilities, kind)[0]",
+                 'scores = confidence_scores(probabilities, kind)[0] * (-1 if kind == "neg_entropy" else 1)'),),
+               ("plot_confidence",)),
+    PlotMutant(NB05, "plot_confidence", "two_panels", (('zip(axes, ("top", "margin", "neg_entropy"))', 'zip(axes, ("top", "margin"))'),),
+               ("plot_confidence",)),
+    PlotMutant(NB05, "plot_confidence", "no_y_labels", (("    ax.set_ylabel(labels[kind])\n", ""),), ("plot_confidence",)),
+    # notebook 05: the worked example
+    PlotMutant(NB05, "show_worked_example", "the_input_printed",
+               (("print(reverse_update(**example, reveal_counts=[2, 1], mask_id=1, pad_id=0))",
+                 'reverse_update(**example, reveal_counts=[2, 1], mask_id=1, pad_id=0)\nprint(example["x"])'),),
+               ("show_worked_example",)),
+    PlotMutant(NB05, "show_worked_example", "other_reveal_counts", (("reveal_counts=[2, 1]", "reveal_counts=[1, 1]"),),
+               ("show_worked_example",)),
+    # notebook 05: the batch of stories
+    PlotMutant(NB05, "show_batch_stories", "prompts_left_out",
+               (('[StoryTokens("once upon a time ,"), StoryTokens("the dog"),',
+                 '[torch.tensor([], dtype=torch.long), torch.tensor([], dtype=torch.long),'),), ("show_batch_stories",)),
+    PlotMutant(NB05, "show_batch_stories", "every_row_32_long", (("[32, 32, 20, 12]", "[32, 32, 32, 32]"),),
+               ("show_batch_stories",)),
+    PlotMutant(NB05, "show_batch_stories", "padding_printed", (("print(Show(row))", 'print(" ".join(vocab[i] for i in row.tolist()))'),),
+               ("show_batch_stories",)),
+    PlotMutant(NB05, "show_batch_stories", "token_ids_printed", (("print(Show(row))", "print(row.tolist())"),),
+               ("show_batch_stories",)),
 ]
 
 
