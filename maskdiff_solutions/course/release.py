@@ -5,6 +5,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,11 +33,13 @@ def tools_on_path():
 
 
 class _Collect(logging.Handler):
-    def __init__(self):
+    def __init__(self, thread=None):
         super().__init__(logging.ERROR)
-        self.messages = []
+        self.messages, self.thread = [], thread
 
     def emit(self, record):
+        if self.thread is not None and record.thread != self.thread:
+            return  # another notebook's nbgrader run, in another thread
         try:
             self.messages.append(record.getMessage())
         except Exception:  # noqa: BLE001 - a badly formatted record must not hide the others
@@ -48,10 +51,11 @@ GENERIC = ("Please see the", "There was an error processing assignment", "Unwrit
 
 
 @contextmanager
-def nbgrader_errors():
+def nbgrader_errors(this_thread=False):
     """Collect the error lines nbgrader logs while it runs: its API hands back only a traceback that
-    ends in 'Please see the above traceback', while the real error went to its log."""
-    handler = _Collect()
+    ends in 'Please see the above traceback', while the real error went to its log. this_thread: only
+    the lines logged in this thread (other threads run nbgrader for other notebooks)."""
+    handler = _Collect(threading.get_ident() if this_thread else None)
     logger = logging.getLogger("traitlets")  # nbgrader's apps log there
     logger.addHandler(handler)
     try:
