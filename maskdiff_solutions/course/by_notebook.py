@@ -40,9 +40,9 @@ def default_jobs(jobs=1, cpus=None):
     return max(1, (cpus or os.cpu_count() or 1) // max(1, jobs))
 
 
-class NotebookAutograde(Autograde):
-    """nbgrader's Autograde without its process-wide side effects (the caller sets
-    NBGRADER_EXECUTION for all units; every path here is absolute, so no change of folder)."""
+class StayPut:
+    """A converter whose start() does not change the process's working folder (nbgrader's does, to
+    its course root, while it runs: threads would move each other's); every path here is absolute."""
 
     def start(self):
         self.init_notebooks()
@@ -51,6 +51,11 @@ class NotebookAutograde(Autograde):
         for pp in self.preprocessors:
             self.exporter.register_preprocessor(pp)
         self.convert_notebooks()
+
+
+class NotebookAutograde(StayPut, Autograde):
+    """nbgrader's Autograde without its process-wide side effects (the caller sets
+    NBGRADER_EXECUTION for all units)."""
 
     def convert_single_notebook(self, notebook_filename):
         self._sanitizing = True
@@ -73,6 +78,9 @@ class Unit:
     success: bool = False
     why: str = ""             # nbgrader's error when it failed
     record: Record = field(default_factory=Record)
+    api: object = None        # the NbGraderAPI of its work folder, gradebook copy and notebook
+    notes: list = field(default_factory=list)      # (status, sentence) from `finish`
+    suspect: list = field(default_factory=list)    # integrity notes from `finish`
 
     @property
     def db(self):
@@ -98,8 +106,9 @@ def grading_environment():
             os.environ["NBGRADER_EXECUTION"] = old
 
 
-def autograde_unit(unit, course, student, target, template_db, plan, settings):
-    """Run nbgrader's autograde over one notebook of the handed-in folder `target`."""
+def autograde_unit(unit, course, student, target, template_db, plan, settings, finish=None):
+    """Run nbgrader's autograde over one notebook of the handed-in folder `target`, then finish(unit)
+    (scores from the verdicts, feedback) where it succeeded."""
     from nbgrader.apps import NbGraderAPI
     unit.db.parent.mkdir(parents=True)
     shutil.copy(template_db, unit.db)
@@ -120,19 +129,22 @@ def autograde_unit(unit, course, student, target, template_db, plan, settings):
                 result = capture_log(app)
     unit.success = result["success"]
     unit.why = "" if unit.success else failure(result, errors)
-    unit.record = checker.record
+    unit.record, unit.api = checker.record, api
     for incident in unit.record.incidents:
         incident.notebook = unit.name
+    if finish is not None:
+        finish(unit)
     return unit
 
 
-def autograde_all(course, student, names, target, scratch, template_db, plan, settings, jobs=1):
-    """Autograde each notebook in `names` as a unit, `jobs` at once; returns the units in order."""
+def autograde_all(course, student, names, target, scratch, template_db, plan, settings, jobs=1, finish=None):
+    """Autograde each notebook in `names` as a unit, `jobs` at once, each then given to finish(unit)
+    in its own thread; returns the units in order."""
     units = [Unit(name, Path(scratch) / "notebooks" / Path(name).stem) for name in names]
     with grading_environment(), ThreadPoolExecutor(max_workers=max(1, jobs),
                                                    thread_name_prefix=f"grade-{student}") as pool:
-        futures = [pool.submit(autograde_unit, unit, course, student, target, template_db, plan, settings)
-                   for unit in units]
+        futures = [pool.submit(autograde_unit, unit, course, student, target, template_db, plan, settings,
+                               finish) for unit in units]
         for unit, future in zip(units, futures):
             try:
                 future.result()
@@ -144,17 +156,18 @@ def autograde_all(course, student, names, target, scratch, template_db, plan, se
 def combine(units, db, work, student, assignment):
     """Put the units together into the student's gradebook copy `db` and autograded folder under
     `work`, in the notebooks' order: the gradebook of the first unit that holds the submission, then
-    each other unit's rows for its own notebook; each unit's autograded folder copied over the last."""
+    each other unit's rows for its own notebook; each unit's autograded and feedback folders copied
+    over the last's."""
     holding = [unit for unit in units if _has_submission(unit.db, student, assignment)]
     if holding:
         shutil.copy(holding[0].db, db)
         for unit in holding[1:]:
             _take_notebook(db, unit.db, student, assignment, Path(unit.name).stem)
-    graded = work / "autograded" / student / assignment
-    for unit in units:
-        theirs = unit.work / "autograded" / student / assignment
-        if theirs.is_dir():
-            shutil.copytree(theirs, graded, dirs_exist_ok=True, symlinks=True)
+    for kind in ("autograded", "feedback"):
+        for unit in units:
+            theirs = unit.work / kind / student / assignment
+            if theirs.is_dir():
+                shutil.copytree(theirs, work / kind / student / assignment, dirs_exist_ok=True, symlinks=True)
 
 
 def combined_record(units):

@@ -309,7 +309,6 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
     run sandboxed when `sandbox` is "required"; hidden checks always run in trusted checkers here.
     Each notebook is autograded on its own, `notebook_jobs` at once (course/by_notebook.py; the
     results do not depend on it)."""
-    from nbgrader.apps import NbGraderAPI  # here, so that spawned workers import it themselves
     course = Course.load(course_root)
     scratch = Path(scratch)
     work, db = scratch / "work", scratch / "db" / "gradebook.db"
@@ -320,47 +319,52 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
     prepared = prepare(course, folder, target, selected)
     shutil.copytree(target, scratch / "handed-in" / student / course.assignment)  # out of the cells' reach
     shadow = shadowing_files(target)
-    config = course.nbgrader_config(work)
-    config.CourseDirectory.db_url = f"sqlite:///{db}"
-    api = NbGraderAPI(config=config)
     plan = notebooks.check_plan(course.source_dir)
-    outcomes = {}  # notebook -> (autograded, why not)
     gradable = [name for name in selected if name in prepared and not prepared[name].problem]
     settings = Settings(mode=sandbox, handin=str(target), cache=cache, limits=limits or {}).to_dict()
+    handed = scratch / "handed-in" / student / course.assignment
+
+    def finish(unit):
+        """In the unit's thread, on its own gradebook copy and folder: what the re-run shows went wrong
+        (read before the handed-in outputs join it), the manual cells' outputs as handed in (for
+        formgrader and feedback), every hidden test cell's score from the checker, the feedback."""
+        graded_nb = unit.work / "autograded" / student / course.assignment / unit.name
+        if unit.db.is_file():
+            with Gradebook(f"sqlite:///{unit.db}", course_id="maskdiff") as gradebook:
+                unit.suspect = score_from_verdicts(gradebook, course.assignment, student, plan, unit.record,
+                                                   {unit.name: prepared[unit.name]}).get(unit.name, [])
+        if not unit.success or not graded_nb.is_file():
+            return
+        unit.notes = outcome_notes(notebooks.read(graded_nb))
+        try:
+            handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name)
+        except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
+            unit.notes.append(("graded", f"the handed-in outputs could not be shown beside the "
+                                         f"re-run: {type(err).__name__}: {err}"[:300]))
+        with nbgrader_errors(this_thread=True) as errors:
+            made = generate_feedback(unit.api, course.assignment, student)
+        if not made["success"]:  # the grades stand; the instructor must know the page is missing
+            unit.notes.append(("graded", f"no feedback page: {failure(made, errors)}"[:500]))
+
     units = []
     if gradable:
         with hidden_package_first(), warnings.catch_warnings():
             # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
             warnings.filterwarnings("ignore", message=".*not in session.*")
             units = by_notebook.autograde_all(course, student, gradable, target, scratch, template_db, plan,
-                                              settings, notebook_jobs)
+                                              settings, notebook_jobs, finish)
         by_notebook.combine(units, db, work, student, course.assignment)
-        outcomes = {unit.name: (unit.success, unit.why) for unit in units}
+    outcomes = {unit.name: (unit.success, unit.why) for unit in units}
     record = by_notebook.combined_record(units)
     result = StudentResult(student, [])
-    notes = {}  # what the re-run shows went wrong, read before the handed-in outputs join it
-    for name, info in prepared.items():
-        graded_nb = work / "autograded" / student / course.assignment / name
-        if outcomes.get(name, (False,))[0] and not info.problem and graded_nb.is_file():
-            notes[name] = outcome_notes(notebooks.read(graded_nb))
-            try:  # the manual cells' outputs as handed in, for formgrader and feedback
-                handed_in.carry(graded_nb, scratch / "handed-in" / student / course.assignment / name,
-                                course.release_dir / name)
-            except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
-                notes[name].append(("graded", f"the handed-in outputs could not be shown beside the "
-                                              f"re-run: {type(err).__name__}: {err}"[:300]))
     with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
-        untrusted = score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
-        if notes:
-            with nbgrader_errors() as errors:
-                made = generate_feedback(api, course.assignment, student)
-            if not made["success"]:  # the grades stand; the instructor must know the pages are missing
-                for name in notes:
-                    notes[name].append(("graded", f"no feedback page: {failure(made, errors)}"[:500]))
+        # the units scored their own copies; this scores any notebook whose rows came from another's
+        score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
         for name in selected:
+            unit = next((unit for unit in units if unit.name == name), None)
             outcome = outcomes.get(name, (False, "no notebook of this assignment could be graded"))
             row = _row(course, gradebook, work, student, name, prepared.get(name), outcome, shadow,
-                       result, untrusted.get(name, []), notes.get(name, []))
+                       result, unit.suspect if unit else [], unit.notes if unit else [])
             result.rows.append(row)
             result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
                                                         if nb == name for n in names if n in record.verdicts)
