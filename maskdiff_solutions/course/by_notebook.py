@@ -37,7 +37,9 @@ from .sandbox import Settings
 def default_jobs(jobs=1, cpus=None):
     """Notebooks graded at once per student when not told: the cores left per student (kernels and
     checks in quick mode use about one core each), at least one."""
-    return max(1, (cpus or os.cpu_count() or 1) // max(1, jobs))
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cpus // max(1, jobs))
 
 
 class StayPut:
