@@ -1,6 +1,7 @@
 """Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
 status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
 import re
+import shutil
 import sqlite3
 
 import pytest
@@ -110,6 +111,25 @@ def test_two_jobs_give_the_same_results_as_one(course, small_batch, small_serial
     assert_same_grading(one, serial, two, parallel)
 
 
+def test_notebooks_at_once_give_the_same_results_as_one_at_a_time(course, small_batch, tmp_path):
+    """--notebook-jobs 2 against 1 on two notebooks, for students who hand in both (the reference, a
+    buggy one) and one whose kernel dies in the first: identical rows, gradebook, CSV and feedback."""
+    folder = tmp_path / "collected"
+    for student in ("reference", "buggy", "kernel_death"):
+        shutil.copytree(small_batch / student, folder / student, symlinks=True)
+    one, two = tmp_path / "one", tmp_path / "two"
+    serial = grade(course, folder, one, progress=False, notebooks=["01", "05"], notebook_jobs=1)
+    parallel = grade(course, folder, two, progress=False, notebooks=["01", "05"], notebook_jobs=2)
+    assert_same_grading(one, serial, two, parallel)
+    assert {row.notebook for row in serial.rows if row.status == "graded"} == {"01_noise_for_words",
+                                                                               "05_sampler_internals"}
+
+
+def test_notebook_jobs_default_to_the_cores_per_student():
+    from maskdiff_solutions.course.by_notebook import default_jobs
+    assert [default_jobs(1, 2), default_jobs(2, 2), default_jobs(3, 2), default_jobs(2, 16)] == [2, 1, 1, 8]
+
+
 def assert_same_grading(one, serial, two, other):
     """Two gradings of the same batch agree: rows, tests, gradebook, CSV bytes, feedback pages."""
     assert [vars(row) for row in other.rows] == [vars(row) for row in serial.rows]
@@ -140,6 +160,13 @@ def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
                        "--workspace", str(tmp_path), "--jobs", "0"])
     assert status == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_grade_rejects_zero_notebook_jobs(course, tmp_path, capsys):
+    (tmp_path / "collected").mkdir()
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
+                       "--workspace", str(tmp_path), "--notebook-jobs", "0"])
+    assert status == 2 and "--notebook-jobs must be at least 1" in capsys.readouterr().err
 
 
 def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_path, monkeypatch):

@@ -31,6 +31,9 @@ def parser():
                                            "(default: the course root)")
     grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
+    grade.add_argument("--notebook-jobs", type=int, default=None, metavar="N",
+                       help="notebooks of one student autograded at once (default: the cores per job, "
+                            "at least 1; results do not depend on it)")
     grade.add_argument("--executor", choices=("local", "dask"), default="local",
                        help="local: --jobs processes on this machine (default); dask: the Dask cluster at "
                             "--scheduler (see the README's guide to grading on a cluster)")
@@ -91,7 +94,8 @@ def dispatch(args):
         from .grade import grade, print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
-                       retries=args.retries, timeout=args.timeout, only_changed=args.only_changed)
+                       retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
+                       notebook_jobs=args.notebook_jobs)
         print_table(report.rows, course.answers_optional)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"

@@ -63,7 +63,7 @@ def run(tasks, course, template, scheduler, retries=2, timeout=0.0):
         def submit(student):
             args = tasks[student]
             attempts[student] = attempts.get(student, 0) + 1
-            job = jobs.Job(student, jobs.pack_submission(args[3]), args[5], args[7], args[8], timeout)
+            job = jobs.Job(student, jobs.pack_submission(args[3]), args[5], args[7], args[8], timeout, args[9])
             return client.submit(jobs.run_job, job, bundle, pure=False,
                                  key=f"grade-{student}-{attempts[student]}-{uuid.uuid4().hex[:8]}")
 

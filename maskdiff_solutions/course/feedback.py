@@ -123,8 +123,12 @@ def generate_feedback(api, assignment, student):
     config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
     # where `extends 'feedback/index.html.j2'` and the page's bootstrap.min.css are found
     config.HTMLExporter.extra_template_paths = [str(NBGRADER_TEMPLATES), str(BOOTSTRAP_CSS)]
+    from .by_notebook import StayPut
+
+    class Feedback(StayPut, GenerateFeedback):  # several notebooks' feedback is made at once, in threads
+        pass
     with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
-        app = GenerateFeedback(coursedir=api.coursedir, parent=api)
+        app = Feedback(coursedir=api.coursedir, parent=api)
         app.update_config(config)
         app.force = True
         return capture_log(app)

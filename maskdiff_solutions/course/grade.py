@@ -43,8 +43,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from tqdm.auto import tqdm
 
-from ..grading.checker import Checker
-from . import autograde, handed_in, notebooks, repair, rerun
+from . import autograde, by_notebook, handed_in, notebooks, repair, rerun
 from .answers import OPTIONAL_NOTE, automatic_only, make_optional
 from .feedback import generate_feedback
 from .layout import PACKAGE_PARENT, Course
@@ -306,11 +305,12 @@ def scores(gradebook, assignment, notebook, student):
 
 
 def grade_student(course_root, template_db, student, folder, scratch, sandbox="off", cache="", limits=None,
-                  selected=None):
+                  selected=None, notebook_jobs=1):
     """Prepare, autograde and give feedback on one student inside scratch (a folder of its own);
     the gradebook copy lives in scratch/db, outside the folders the student's code runs in. Kernels
-    run sandboxed when `sandbox` is "required"; hidden checks always run in the trusted checker here."""
-    from nbgrader.apps import NbGraderAPI  # here, so that spawned workers import it themselves
+    run sandboxed when `sandbox` is "required"; hidden checks always run in trusted checkers here.
+    Each notebook is autograded on its own, `notebook_jobs` at once (course/by_notebook.py; the
+    results do not depend on it)."""
     course = Course.load(course_root)
     scratch = Path(scratch)
     work, db = scratch / "work", scratch / "db" / "gradebook.db"
@@ -321,48 +321,56 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
     prepared = prepare(course, folder, target, selected)
     shutil.copytree(target, scratch / "handed-in" / student / course.assignment)  # out of the cells' reach
     shadow = shadowing_files(target)
-    config = course.nbgrader_config(work)
-    config.CourseDirectory.db_url = f"sqlite:///{db}"
     plan = notebooks.check_plan(course.source_dir)
-    outcome = (False, "no notebook of this assignment could be graded")
-    with tempfile.TemporaryDirectory(prefix="mdc-") as sockets:  # short: socket paths are short
-        os.chmod(sockets, 0o755)  # the sandbox's user reaches the socket through it (read-only)
-        checker = Checker(Path(sockets) / "c.sock", [name for _, _, names in plan for name in names])
-        config.SurvivingExecute.sandbox = Settings(mode=sandbox, checker=checker.path, handin=str(target),
-                                                   cache=cache, limits=limits or {}).to_dict()
-        if any(not info.problem for info in prepared.values()):
-            api = NbGraderAPI(config=config)
-            with checker, hidden_package_first(), warnings.catch_warnings(), nbgrader_errors() as errors:
-                # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
-                warnings.filterwarnings("ignore", message=".*not in session.*")
-                result = api.autograde(course.assignment, student, force=True, create=True)
-            outcome = (result["success"], "" if result["success"] else failure(result, errors))
-    record = checker.record
-    if course.answers_optional:  # nbgrader has just marked the changed answers for a person
+    gradable = [name for name in selected if name in prepared and not prepared[name].problem]
+    settings = Settings(mode=sandbox, handin=str(target), cache=cache, limits=limits or {}).to_dict()
+    handed = scratch / "handed-in" / student / course.assignment
+
+    def finish(unit):
+        """In the unit's thread, on its own gradebook copy and folder: what the re-run shows went wrong
+        (read before the handed-in outputs join it), the manual cells' outputs as handed in (for
+        formgrader and feedback), every hidden test cell's score from the checker, the feedback."""
+        graded_nb = unit.work / "autograded" / student / course.assignment / unit.name
+        if course.answers_optional and unit.db.is_file():  # nbgrader has just marked the changed answers
+            make_optional(unit.db, course.assignment)      # for a person: before the feedback is made
+        if unit.db.is_file():
+            with Gradebook(f"sqlite:///{unit.db}", course_id="maskdiff") as gradebook:
+                unit.suspect = score_from_verdicts(gradebook, course.assignment, student, plan, unit.record,
+                                                   {unit.name: prepared[unit.name]}).get(unit.name, [])
+        if not unit.success or not graded_nb.is_file():
+            return
+        unit.notes = outcome_notes(notebooks.read(graded_nb))
+        try:
+            handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name)
+        except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
+            unit.notes.append(("graded", f"the handed-in outputs could not be shown beside the "
+                                         f"re-run: {type(err).__name__}: {err}"[:300]))
+        with nbgrader_errors(this_thread=True) as errors:
+            made = generate_feedback(unit.api, course.assignment, student)
+        if not made["success"]:  # the grades stand; the instructor must know the page is missing
+            unit.notes.append(("graded", f"no feedback page: {failure(made, errors)}"[:500]))
+
+    units = []
+    if gradable:
+        with hidden_package_first(), warnings.catch_warnings():
+            # nbgrader 0.9 trips SQLAlchemy autoflush warnings on every autograde; they mean nothing.
+            warnings.filterwarnings("ignore", message=".*not in session.*")
+            units = by_notebook.autograde_all(course, student, gradable, target, scratch, template_db, plan,
+                                              settings, notebook_jobs, finish)
+        by_notebook.combine(units, db, work, student, course.assignment)
+    if course.answers_optional:
         make_optional(db, course.assignment)
+    outcomes = {unit.name: (unit.success, unit.why) for unit in units}
+    record = by_notebook.combined_record(units)
     result = StudentResult(student, [])
-    notes = {}  # what the re-run shows went wrong, read before the handed-in outputs join it
-    for name, info in prepared.items():
-        graded_nb = work / "autograded" / student / course.assignment / name
-        if outcome[0] and not info.problem and graded_nb.is_file():
-            notes[name] = outcome_notes(notebooks.read(graded_nb))
-            try:  # the manual cells' outputs as handed in, for formgrader and feedback
-                handed_in.carry(graded_nb, scratch / "handed-in" / student / course.assignment / name,
-                                course.release_dir / name)
-            except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
-                notes[name].append(("graded", f"the handed-in outputs could not be shown beside the "
-                                              f"re-run: {type(err).__name__}: {err}"[:300]))
     with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
-        untrusted = score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
-        if outcome[0]:
-            with nbgrader_errors() as errors:
-                made = generate_feedback(api, course.assignment, student)
-            if not made["success"]:  # the grades stand; the instructor must know the pages are missing
-                for name in notes:
-                    notes[name].append(("graded", f"no feedback page: {failure(made, errors)}"[:500]))
+        # the units scored their own copies; this scores any notebook whose rows came from another's
+        score_from_verdicts(gradebook, course.assignment, student, plan, record, prepared)
         for name in selected:
+            unit = next((unit for unit in units if unit.name == name), None)
+            outcome = outcomes.get(name, (False, "no notebook of this assignment could be graded"))
             row = _row(course, gradebook, work, student, name, prepared.get(name), outcome, shadow,
-                       result, untrusted.get(name, []), notes.get(name, []))
+                       result, unit.suspect if unit else [], unit.notes if unit else [])
             result.rows.append(row)
             result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
                                                         if nb == name for n in names if n in record.verdicts)
@@ -390,7 +398,8 @@ def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
         grade.auto_score = grade.max_score if passed else 0.0
     gradebook.db.commit()
     for incident in record.incidents:
-        owners = [nb for nb, _, names in plan if incident.check in names] or list(prepared)
+        owners = [incident.notebook] if incident.notebook else \
+            [nb for nb, _, names in plan if incident.check in names] or list(prepared)
         for notebook in owners:
             suspect.setdefault(notebook, []).append(f"checker: {incident.text}")
     return suspect
@@ -445,12 +454,14 @@ def students(submissions):
 EXECUTORS = ("local", "dask")
 
 
-def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, scheduler=None):
+def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, scheduler=None, notebook_jobs=None):
     """Every setting grading reads, checked before anyone is graded: a bad one stops the command with
     its name instead of failing every student (a non-integer seed fails every hidden check)."""
     from ..grading.core import grading_seed
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    if notebook_jobs is not None and notebook_jobs < 1:
+        raise ValueError(f"--notebook-jobs must be at least 1, got {notebook_jobs}")
     if executor not in EXECUTORS:
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "dask" and not scheduler:
@@ -464,15 +475,19 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
-          executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False):
+          executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
-    whose submission and course inputs are unchanged since the last grading keep their results."""
+    whose submission and course inputs are unchanged since the last grading keep their results.
+    notebook_jobs: each student's notebooks autograded at once (None: the cores per student; on a
+    Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
-    limits = check_settings(course, jobs, executor, retries, timeout, scheduler)
+    limits = check_settings(course, jobs, executor, retries, timeout, scheduler, notebook_jobs)
+    if notebook_jobs is None and executor == "local":
+        notebook_jobs = by_notebook.default_jobs(jobs)
     selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
@@ -490,7 +505,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
         tasks = {student: (str(course.root), str(template), student, str(folder),
-                           str(Path(scratch) / student), sandbox, cache, limits, selected)
+                           str(Path(scratch) / student), sandbox, cache, limits, selected, notebook_jobs)
                  for student, folder in batch.items() if student not in results}
         bar = Progress({student: Path(args[4]) for student, args in tasks.items()}, len(selected),
                        course.assignment, progress)
@@ -542,8 +557,8 @@ class Progress:
             if student in self.done:
                 total += self.per_student
             else:
-                graded = folder / "work" / "autograded" / student / self.assignment
-                total += min(self.per_student, len(list(graded.glob("*.ipynb"))) if graded.is_dir() else 0)
+                graded = folder.glob(f"notebooks/*/work/autograded/{student}/{self.assignment}/*.ipynb")
+                total += min(self.per_student, len(list(graded)))
         return total
 
     def refresh(self):

@@ -52,6 +52,7 @@ class Job:
     limits: dict
     selected: list
     timeout: float = 0.0      # seconds for the whole student; 0: none
+    notebook_jobs: object = None  # the student's notebooks at once; None: the worker's cores per thread
     environ: dict = field(default_factory=lambda: {name: os.environ.get(name) for name in THREADS})
 
 
@@ -195,6 +196,17 @@ def _course_here(files):
     return Path(_COURSES[key])
 
 
+def _notebook_jobs_here():
+    """Notebooks at once per student on this worker: its cores shared among its threads."""
+    from .by_notebook import default_jobs
+    try:
+        from distributed import get_worker
+        threads = get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        threads = 1
+    return default_jobs(threads)
+
+
 def _cache_here():
     if not _CACHE:
         from .grade import warm_caches
@@ -261,7 +273,7 @@ def run_job(job, bundle):
         folder = Path(tempfile.mkdtemp(prefix="maskdiff-job-"))
         args = (str(course_root / "course"), str(course_root / "template.db"), job.student,
                 str(folder / "submission"), str(folder / "scratch"), job.sandbox, _cache_here(), job.limits,
-                job.selected)
+                job.selected, job.notebook_jobs or _notebook_jobs_here())
     except BaseException:
         _GRADING.release()
         raise

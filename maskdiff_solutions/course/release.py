@@ -5,6 +5,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,11 +33,13 @@ def tools_on_path():
 
 
 class _Collect(logging.Handler):
-    def __init__(self):
+    def __init__(self, thread=None):
         super().__init__(logging.ERROR)
-        self.messages = []
+        self.messages, self.thread = [], thread
 
     def emit(self, record):
+        if self.thread is not None and record.thread != self.thread:
+            return  # another notebook's nbgrader run, in another thread
         try:
             self.messages.append(record.getMessage())
         except Exception:  # noqa: BLE001 - a badly formatted record must not hide the others
@@ -48,10 +51,11 @@ GENERIC = ("Please see the", "There was an error processing assignment", "Unwrit
 
 
 @contextmanager
-def nbgrader_errors():
+def nbgrader_errors(this_thread=False):
     """Collect the error lines nbgrader logs while it runs: its API hands back only a traceback that
-    ends in 'Please see the above traceback', while the real error went to its log."""
-    handler = _Collect()
+    ends in 'Please see the above traceback', while the real error went to its log. this_thread: only
+    the lines logged in this thread (other threads run nbgrader for other notebooks)."""
+    handler = _Collect(threading.get_ident() if this_thread else None)
     logger = logging.getLogger("traitlets")  # nbgrader's apps log there
     logger.addHandler(handler)
     try:
@@ -79,12 +83,32 @@ def failure(result, messages, most=8):
     return "; ".join(lines[-most:]) + hint
 
 
+def blank_gradebook(db, course_id="maskdiff"):
+    """Start a new gradebook at db as a copy of a blank one, made once per nbgrader version and course
+    (making one runs nbgrader's `alembic` command: about 3 s of every fresh workspace). The blank one
+    is kept beside the stand-in cache, not in it: kernels see that folder."""
+    import nbgrader
+    from nbgrader.api import Gradebook
+    cache = Path(os.environ.get("MASKDIFF_CACHE") or Path.home() / ".cache" / "maskdiff")
+    blank = cache.with_name(cache.name + "-gradebooks") / f"blank-{nbgrader.__version__}-{course_id}.db"
+    if not blank.is_file():
+        blank.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=blank.parent) as scratch:
+            made = Path(scratch) / "gradebook.db"
+            with Gradebook(f"sqlite:///{made}", course_id=course_id):
+                pass
+            os.replace(made, blank)  # whole or not at all, whoever makes one at the same moment
+    shutil.copyfile(blank, db)
+
+
 def generate(course, release_root, workspace):
     """nbgrader generate_assignment into release_root/<assignment>; also fills the gradebook. Each
     notebook gets its Colab badge when the course names its public repository."""
     tools_on_path()
     Path(workspace).mkdir(parents=True, exist_ok=True)
     config = course.nbgrader_config(workspace, release_directory=release_root)
+    if not (Path(workspace) / "gradebook.db").exists():
+        blank_gradebook(Path(workspace) / "gradebook.db", config.CourseDirectory.course_id or "maskdiff")
     with nbgrader_errors() as messages:
         result = NbGraderAPI(config=config).generate_assignment(course.assignment, force=True)
     if not result["success"]:

@@ -36,6 +36,7 @@ class Aborted(core.Failure):
 class Incident:
     check: str
     text: str
+    notebook: str = ""   # the notebook whose kernel it happened with, where a checker serves one
 
 
 @dataclass
@@ -119,10 +120,11 @@ def argument_names(name):
 
 
 class Checker:
-    """Serves one student's kernels, one connection at a time, on a Unix socket at `path`."""
+    """Serves one student's kernels, one connection at a time, on a Unix socket at `path`; `plan`
+    holds the checks of the course (scope "course") or of the one notebook it serves ("notebook")."""
 
-    def __init__(self, path, plan):
-        self.path, self.plan = str(path), list(plan)
+    def __init__(self, path, plan, scope="course"):
+        self.path, self.plan, self.scope = str(path), list(plan), scope
         self.position = {name: i for i, name in enumerate(self.plan)}
         self.record = Record()
         self.last = -1
@@ -216,7 +218,7 @@ class Checker:
         if message.get("protocol") != PROTOCOL:
             return f"this kernel speaks protocol {message.get('protocol')!r:.20}, the checker {PROTOCOL}"
         if not isinstance(name, str) or name not in self.position or name not in core.CHECKS:
-            return f"there is no hidden check {str(name)[:80]!r} in this course"
+            return f"there is no hidden check {str(name)[:80]!r} in this {self.scope}"
         if name in self.record.verdicts:
             return f"the check {name!r} was already run once; only its first run counts"
         if self.position[name] < self.last:
