@@ -8,9 +8,10 @@ maskdiff_client (each request crosses the socket; only plain data comes back), a
 in this process, out of the kernel's reach. Grading then scores every hidden test cell from these
 verdicts alone.
 
-The kernel may ask for each check of the course once, in the order of the notebooks (`plan`); a
-check asked for twice, out of order, or not in the plan fails and is noted as an incident, as is
-anything that breaks the protocol. Handles the checker gave out (our guessers, reference helpers)
+The kernel may ask for each check of its plan once, in the order of the notebooks (`plan`: the
+grader gives each notebook's kernel a checker of its own with that notebook's checks,
+course/by_notebook.py); a check asked for twice, out of order, or not in the plan fails and is
+noted as an incident, as is anything that breaks the protocol. Handles the checker gave out (our guessers, reference helpers)
 stop working when their check ends, so nothing learned from one check can be replayed in an earlier
 one.
 """
