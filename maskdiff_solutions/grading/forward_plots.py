@@ -248,22 +248,5 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
     beta, alpha_bar = (torch.as_tensor(v) for v in candidates[0])  # what the plot cell used
     slow = masked_counts(ForwardMask.repeat([X_0, t, beta], runs_here), last=True)
     fast = masked_counts(ForwardMaskFast.repeat([X_0, t, alpha_bar], runs_here), last=False)
-    problems = []
-    for first, second in ((0, 1), (1, 0)):
-        try:
-            for (series, counts), own, name in ((histograms[first], slow, "ForwardMask"),
-                                                (histograms[second], fast, "ForwardMaskFast")):
-                what = f"your histogram {series.label!r} as one of {name}" if series.label and \
-                    not series.label.startswith("_") else f"your histogram as one of {name}"
-                if own is IN_PLACE:  # it changed the notebook's x_0 under the plot: nothing to compare
-                    continue
-                if own is None:  # the function raised: judge by the law itself
-                    verdict = stats.dkw_test(np.repeat(np.arange(L + 1), counts), laws[0], ALPHA / 4, what=what)
-                    expect(verdict.ok, verdict.summary)
-                else:
-                    plots.two_sample_dkw(counts, own, ALPHA / 4, what)
-            require_labels(ax, "the histogram plot")
-            return
-        except Failure as failure:
-            problems.append(str(failure))
-    raise Failure(problems[0] + (f" (and the other way round: {problems[1]})" if len(problems) > 1 else ""))
+    plots.two_histograms(histograms, [(slow, "ForwardMask"), (fast, "ForwardMaskFast")], laws[0], ALPHA)
+    require_labels(ax, "the histogram plot")

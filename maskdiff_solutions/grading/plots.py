@@ -245,6 +245,31 @@ def two_sample_dkw(counts_a, counts_b, alpha, what):
                       f"allows {bound:.3f}")
 
 
+def two_histograms(histograms, fresh, law, alpha):
+    """Two drawn histograms [(series, counts)] against two functions' fresh runs [(counts, name)]: they
+    pass when, in one of the two ways of pairing them, each histogram agrees with its function's runs
+    (two-sample DKW), or with `law` itself where the function raised (counts None); counts "skip"
+    leaves a histogram unjudged. Each of the four tests runs at alpha / 4."""
+    problems = []
+    for order in ((0, 1), (1, 0)):
+        try:
+            for index, (own, name) in zip(order, fresh):
+                series, counts = histograms[index]
+                what = (f"your histogram {series.label!r} as one of {name}" if series.label
+                        and not series.label.startswith("_") else f"your histogram as one of {name}")
+                if isinstance(own, str):
+                    continue
+                if own is None:
+                    verdict = stats.dkw_test(np.repeat(np.arange(len(counts)), counts), law, alpha / 4, what=what)
+                    expect(verdict.ok, verdict.summary)
+                else:
+                    two_sample_dkw(counts, own, alpha / 4, what)
+            return
+        except Failure as failure:
+            problems.append(str(failure))
+    raise Failure(problems[0] + (f" (and the other way round: {problems[1]})" if len(problems) > 1 else ""))
+
+
 def mean_gap_bound(n, m, alpha):
     """Two means of n and m independent values in [0, 1] that estimate the same number differ by more
     than this with probability at most alpha (Hoeffding, each side at alpha / 2)."""
