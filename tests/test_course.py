@@ -62,14 +62,16 @@ def test_untouched_release_gets_nothing(course, graded_batch):
 def test_training_notebook_reference_gets_full_marks(graded_batch):
     workspace, rows, _ = graded_batch
     row = rows[("reference", "04_training")]
-    assert row.status == "graded" and (row.auto_score, row.auto_max) == (10, 10), row
-    assert row.manual_max == 15 and row.manual_pending
+    assert row.status == "graded" and (row.auto_score, row.auto_max) == (19, 19), row
+    assert row.manual_max == 6 and row.manual_pending  # three written answers and the four stories
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
         submitted = gradebook.find_submission_notebook("04_training", "maskdiff", "reference")
         assert {g.name: g.auto_score for g in submitted.grades if g.name.startswith("test_")} == {
             "test_DiffusionLoss_backprop": 1, "test_DiffusionLoss_exact": 2, "test_DiffusionLoss_law": 2,
             "test_DiffusionLoss_expectation": 2, "test_DiffusionLoss_training": 2,
-            "test_DiffusionLossPrompt": 1}
+            "test_DiffusionLossPrompt": 1, "test_plot_two_sentence_loss": 2, "test_show_bayes_comparison": 1,
+            "test_plot_net_sentence_bars": 1, "test_show_untrained_story": 1, "test_plot_story_loss": 2,
+            "test_show_prompt_stories": 2}
 
 
 def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
