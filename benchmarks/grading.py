@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def hidden_checks():
     by_notebook = {}
     for name in grading.CHECKS:
+        if name.startswith(("plot_", "show_")):  # plot checks read a drawing: benchmarks/plot_checks.py
+            continue
         function = getattr(reference, name.split(".")[0])
         started = time.perf_counter()
         assert grading.evaluate(name, function).passed, name

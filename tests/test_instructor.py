@@ -276,9 +276,9 @@ def test_the_progress_bar_moves_once_per_notebook(tmp_path):
     scratch = {s: tmp_path / s for s in ("a", "b")}
     bar = Progress(scratch, 5, "maskdiff", enabled=False)
     assert bar.count() == 0
-    graded = tmp_path / "a" / "work" / "autograded" / "a" / "maskdiff"
-    graded.mkdir(parents=True)
     for done, name in enumerate(["01.ipynb", "02.ipynb"], start=1):
+        graded = tmp_path / "a" / "notebooks" / name[:2] / "work" / "autograded" / "a" / "maskdiff"
+        graded.mkdir(parents=True)  # each notebook is graded in a folder of its own (course/by_notebook.py)
         (graded / name).write_text("{}")
         bar.refresh()
         assert bar.count() == bar.shown == done
