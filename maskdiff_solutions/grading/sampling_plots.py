@@ -291,15 +291,19 @@ def plot_two_sentence_bars(drawn, Undiffuse, GuessX0_two):
     compare_shares(tally, own, ALPHA, f"in your bar chart (T = {T})")
 
 
+def charts_by_T(drawn, Ts, what, listed):
+    """The sentence bar charts of the cell above, by the T each shows (its title, else its place)."""
+    axes = [ax for ax in plots.Drawing.of(drawn).need_axes(what) if sentence_bars(ax)]
+    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
+    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = {listed} (title each 'T = ...'); "
+                                   f"your figure has charts for T = {sorted(charts)}")
+    return charts
+
+
 @check("plot_bars_few_steps")
 def plot_bars_few_steps(drawn, Undiffuse, GuessX0_two):
     Ts, runs_here = (1, 2, 4, 10), 250
-    drawing = plots.Drawing.of(drawn)
-    axes = [ax for ax in drawing.need_axes("bar charts of the sentences made with T = 1, 2, 4, 10")
-            if sentence_bars(ax)]
-    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
-    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = 1, 2, 4 and 10 (title each 'T = ...'); "
-                                   f"your figure has charts for T = {sorted(charts)}")
+    charts = charts_by_T(drawn, Ts, "bar charts of the sentences made with T = 1, 2, 4, 10", "1, 2, 4 and 10")
     table = tabulated(GuessX0_two)
     for T in Ts:
         tally = tally_of(charts[T], f"your chart for T = {T}")
@@ -312,11 +316,7 @@ def plot_bars_few_steps(drawn, Undiffuse, GuessX0_two):
 @check("plot_greedy_bars")
 def plot_greedy_bars(drawn, UndiffuseGreedy, GuessX0_two):
     Ts = (1, 2, 4)
-    drawing = plots.Drawing.of(drawn)
-    axes = [ax for ax in drawing.need_axes("bar charts of greedy undiffusion with T = 1, 2, 4") if sentence_bars(ax)]
-    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
-    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = 1, 2 and 4 (title each 'T = ...'); "
-                                   f"your figure has charts for T = {sorted(charts)}")
+    charts = charts_by_T(drawn, Ts, "bar charts of greedy undiffusion with T = 1, 2, 4", "1, 2 and 4")
     table = tabulated(GuessX0_two)
     for T in Ts:
         tally = tally_of(charts[T], f"your chart for T = {T}")
