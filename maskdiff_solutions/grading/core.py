@@ -38,6 +38,14 @@ class Failure(drivers.Propagate):
     our stand-ins inside student code, it passes through the drivers to the check."""
 
 
+class Review(Failure):
+    """The reader cannot tell: a figure or printout holds something it does not understand, or a
+    required element may be hiding in what it could not read. Not a fail: the cell goes to a person
+    (formgrader shows it with the reason), and the message says what the reader saw and could not
+    place. Raise it only where a correct answer could look like this; evidence the reader understood
+    (nothing drawn, data that contradicts the student's own functions) is a `Failure`."""
+
+
 class StudentError(Exception):
     """The student's function raised (its type name, message and the names of its type's bases,
     wherever it ran)."""
@@ -129,6 +137,7 @@ class Outcome:
     passed: bool
     message: str = ""
     seconds: float = 0.0
+    review: bool = False   # neither pass nor fail: a person decides (core.Review)
 
 
 def check(name):
@@ -198,6 +207,8 @@ def evaluate(name, *functions):
     with seeded(name):
         try:
             CHECKS[name](*students)
+        except Review as unsure:
+            return Outcome(name, False, str(unsure), review=True)
         except Failure as failure:
             return Outcome(name, False, str(failure))
     return Outcome(name, True)
