@@ -150,3 +150,24 @@ def test_without_pad_id_a_row_depends_on_the_padding_after_it():
         net = TinyDenoiser(30, dim=32, heads=2, layers=2, pad_id=pad_id).eval()
         with torch.no_grad():
             assert torch.allclose(net(x), net(padded)[:, :5], atol=1e-5) == same
+
+
+def test_notebook_05_toy_example_shows_commit_both_failing():
+    """Issue 23: the lesson's point is that committing both *leading* candidates at once can be poor.
+    The notebook's given cell works the example out; its text's numbers are the cell's."""
+    import contextlib
+    import io
+    namespace = {"torch": torch}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(nb05_cell("toy_candidates").source, namespace)
+    pairs, both = namespace["pairs"], namespace["both"]
+    assert abs(sum(pairs.values()) - 1) < 1e-9
+    assert both not in pairs, f"committing both leading candidates gives {both!r}, which occurs"
+    text = " ".join(nb05_cell("Take a toy vocabulary").source.split())
+    assert f"you write `{both}`, which never occurs" in text
+    assert f"never occurs {namespace['never']:.0%} of the time" in text
+    given = namespace["given"]
+    assert set(given) <= {pair[0] for pair in pairs} and all(ch + namespace["surer"] in pairs for ch in given), \
+        "committing the surer blank first, then asking again, only writes pairs that occur"
+    assert "which occurs: False" in printed.getvalue()

@@ -19,7 +19,7 @@ NB03 = "03_real_language_model"
 def test_notebook_03_reference_gets_its_chat_marks(graded_batch):
     row = graded_batch[1][("reference", NB03)]
     assert row.status == "graded" and row.auto_score == row.auto_max == 8, row   # Chat 6, AtTemperature 2
-    assert row.manual_max == 13 and row.manual_pending  # five written answers
+    assert row.manual_max == 14 and row.manual_pending  # five written answers
     untouched = graded_batch[1][("untouched", NB03)]
     assert untouched.status == "graded" and untouched.auto_score == 0
 

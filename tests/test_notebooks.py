@@ -179,11 +179,6 @@ def test_the_clock_the_notebooks_state_is_the_graders(name):
         assert f"a fifth of it (at least {floor})" in text
 
 
-# Notebooks whose every manual cell is in CONTRIBUTING.md's table; in the others only the written
-# answers are listed so far (their plots and printouts are turning into autograded checks; notebook 04's
-# written answers come with its plot checks).
-FULLY_TABLED = {"01", "03"}
-ANSWERS_TABLED = {"01", "02", "03", "05"}
 
 
 def manual_cells_table():
@@ -204,6 +199,5 @@ def test_contributing_lists_the_manually_graded_cells(course):
             if key[0] == name[:2]:
                 assert key in manual and manual[key][0] == points, \
                     f"CONTRIBUTING.md lists {key[1]} ({points} points), not a manual cell of {name} with those points"
-        for key, (points, kind) in manual.items():
-            if name[:2] in FULLY_TABLED or (name[:2] in ANSWERS_TABLED and kind == "markdown"):
-                assert key in listed, f"{name}: manual cell {key[1]} is missing from CONTRIBUTING.md's table"
+        for key in manual:
+            assert key in listed, f"{name}: manual cell {key[1]} is missing from CONTRIBUTING.md's table"

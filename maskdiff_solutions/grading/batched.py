@@ -6,7 +6,7 @@ them back, so their call counts are ours."""
 import torch
 
 from .. import batched as ref
-from .core import Failure, call, changed, check, expect, value_of, vector
+from .core import Failure, call, changed, check, expect, not_integers, value_of, vector
 
 PAD, MASK = 0, 1
 
@@ -148,7 +148,14 @@ def updated(result, x, what):
         raise Failure(f"reverse_update modified its input {INPUTS[index]}: build next_x from a clone")
     expect(torch.is_tensor(out) and out.shape == x.shape,
            f"reverse_update should return a tensor of shape {list(x.shape)}")
+    integer_ids(out, "reverse_update")
     return out
+
+
+def integer_ids(out, name):
+    held = not_integers(out)
+    expect(held is None, f"{name} should return token ids as integers (torch.long, like x), got {held}: "
+                         "the next denoiser pass and Decode need integer ids")
 
 
 def update(reverse_update, x, candidate_ids, confidence, generation_slots, reveal_counts, what):
@@ -240,6 +247,7 @@ def batched_sampler(sample):
         expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
                f"sample should return [B, max length] = [{B}, {max(lengths)}], "
                f"got {list(getattr(out, 'shape', []))}")
+        integer_ids(out, "sample")
         expect(model.calls == steps, f"with {steps} steps the denoiser should run {steps} times, "
                                      f"once before each update; it ran {model.calls} times")
         want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, MASK, PAD)

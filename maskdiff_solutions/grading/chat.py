@@ -171,6 +171,13 @@ def chat_show(Chat):
     expect(guess.calls == quiet_guess.calls, f"show=True should not ask the network extra questions: "
                                              f"it was asked {guess.calls} times, {quiet_guess.calls} "
                                              f"without show")
+    for T in SMALL_T:  # "every few steps" must still work when there are fewer than eight steps
+        quiet = chat(Chat, "Hi", ANSWER, 6, T)[0]
+        loud = chat(Chat, "Hi", ANSWER, 6, T, show=True)[0]
+        expect(loud == quiet, f"with T = {T}, show=True should only print: the answer changed")
+
+
+SMALL_T = range(1, 9)
 
 
 # ---------------------------------------------------------------- AtTemperature

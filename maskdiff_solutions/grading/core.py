@@ -240,3 +240,33 @@ def vector(value, what, length=None, dtype=torch.float64):
     if length is not None:
         expect(out.numel() == length, f"{what} should have {length} entries, got {out.numel()}")
     return out
+
+
+def not_integers(value):
+    """What value holds when it is not integers (a float tensor, an array of bools, a list with a
+    float), or None: tensors and arrays of any integer dtype and lists of ints all count as integers.
+    Other kinds are left to `vector` to judge."""
+    if torch.is_tensor(value):
+        bad = value.is_floating_point() or value.is_complex() or value.dtype == torch.bool
+        return f"a {str(value.dtype).replace('torch.', '')} tensor" if bad else None
+    if isinstance(value, np.ndarray):
+        return None if value.dtype.kind in "iu" else f"a numpy array of {value.dtype}"
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            if torch.is_tensor(item) or isinstance(item, np.ndarray):
+                inner = not_integers(item)
+            else:
+                inner = None if isinstance(item, (int, np.integer)) and not isinstance(item, bool) else \
+                    f"a {type(item).__name__}"
+            if inner is not None:
+                return f"a {type(value).__name__} holding {inner}"
+    return None
+
+
+def token_ids(value, what, length=None):
+    """Student output that holds token ids -> 1-D long tensor. The ids must be integers (any integer
+    dtype): a float tensor of the right values breaks indexing, Decode and embeddings."""
+    held = not_integers(value)
+    expect(held is None, f"{what} should hold token ids as integers (torch.long or another integer "
+                         f"dtype), got {held}: indexing, Decode and embeddings need integer ids")
+    return vector(value, what, length=length, dtype=torch.long)

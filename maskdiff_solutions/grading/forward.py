@@ -8,7 +8,7 @@ import torch
 from .. import stats
 from ..schedule import MakeSchedule as reference_schedule
 from ..toy import MASK, SCHRODINGER, Encode
-from .core import ALPHA, Failure, call, changed, check, expect, type_name, value_of, vector
+from .core import ALPHA, Failure, call, changed, check, expect, token_ids, type_name, value_of, vector
 
 X_0 = Encode(SCHRODINGER)
 L = X_0.numel()
@@ -48,7 +48,7 @@ def histories(ForwardMask, x_0, t, beta, runs):
                f"ForwardMask should return a list of sentences, got {type_name(xs)}")
         expect(len(xs) == t + 1, f"{what} should return the t+1 = {t + 1} sentences x_0..x_t, "
                                  f"got {len(xs)}")
-        out.append([vector(x, f"sentence {s} of the history", length=x_0.numel(), dtype=torch.long)
+        out.append([token_ids(x, f"sentence {s} of the history", length=x_0.numel())
                     for s, x in enumerate(xs)])
     return out
 
@@ -69,6 +69,11 @@ def forward_history(ForwardMask):
             if t == T:
                 expect(bool((xs[T] == MASK).all()),
                        f"after all T = {T} steps every token should be masked (beta_T = 1)")
+    for T in (1, 2, 3):  # the shortest schedules: nothing may be off by one at either end
+        beta, _ = reference_schedule(T)
+        for xs in histories(ForwardMask, X_0, T, beta, 5):
+            expect(torch.equal(xs[0], X_0) and bool((xs[T] == MASK).all()),
+                   f"with T = {T}, the history should run from x_0 unmasked to x_{T} all masks")
 
 
 def pair_sets(length):
@@ -128,7 +133,7 @@ def fast_samples(ForwardMaskFast, t, alpha_bar, runs):
     what = f"ForwardMaskFast(x_0, {t}, alpha_bar)"
     out = []
     for result in ForwardMaskFast.repeat([X_0, t, alpha_bar], runs):
-        x = vector(value_of(result, what), what, length=L, dtype=torch.long)
+        x = token_ids(value_of(result, what), what, length=L)
         expect(0 not in changed(result), "ForwardMaskFast changed the x_0 it was given: clone first")
         expect(bool(((x == X_0) | (x == MASK)).all()),
                "ForwardMaskFast returned a token that is neither the original nor the mask")
@@ -145,6 +150,10 @@ def fast_basics(ForwardMaskFast):
     expect(bool((fast_samples(ForwardMaskFast, T, alpha_bar, 20) == MASK).all()),
            "at t = T everything should be masked (alpha_bar_T = 0)")
     fast_samples(ForwardMaskFast, 4, alpha_bar, 20)
+    _, alpha_bar = reference_schedule(1)  # the shortest schedule, T = 1
+    expect(bool((fast_samples(ForwardMaskFast, 0, alpha_bar, 5) == X_0).all())
+           and bool((fast_samples(ForwardMaskFast, 1, alpha_bar, 5) == MASK).all()),
+           "with T = 1, x_0 should be unmasked and x_1 all masks")
 
 
 @check("ForwardMaskFast.law")

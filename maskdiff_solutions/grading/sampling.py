@@ -17,7 +17,7 @@ from maskdiff_client.fakes import FixedGuesser, TableGuesser
 from ..toy import ALIVE, EMPTY, MASK, TWO_WORLD, VOCAB, Decode, Encode
 from ..toy import GuessX0_one as exact_guess_one
 from ..toy import GuessX0_two as exact_guess_two
-from .core import ALPHA, Failure, changed, check, expect, value_of, vector
+from .core import ALPHA, Failure, changed, check, expect, token_ids, value_of
 
 # A small world of our own for the stepper checks: 7 ordinary tokens, and a mask id that is not 13,
 # so a stepper that reads the global MASK instead of its `mask` argument is caught.
@@ -55,7 +55,7 @@ def stepped(result, x_t, t, mask, extra=(), name="Undiffuse"):
     what = describe(name, t, mask, extra)
     out = value_of(result, what)
     expect(0 not in changed(result), f"{name} changed the x_t it was given: work on a copy")
-    return same_masks_only(x_t, vector(out, f"what {name} returned", length=x_t.numel(), dtype=torch.long),
+    return same_masks_only(x_t, token_ids(out, f"what {name} returned", length=x_t.numel()),
                            mask, name)
 
 
@@ -97,7 +97,7 @@ def chains(stepper, L, ts, guess, mask, runs, name="Undiffuse"):
 @check("SamplePInit_one")
 def sample_one(SamplePInit_one):
     for result in SamplePInit_one.repeat([], 5):
-        x = vector(value_of(result, "SamplePInit_one()"), "SamplePInit_one()", length=4, dtype=torch.long)
+        x = token_ids(value_of(result, "SamplePInit_one()"), "SamplePInit_one()", length=4)
         expect(torch.equal(x, Encode(ALIVE)),
                f"SamplePInit_one() should always give '{ALIVE}', got '{Decode(x)}'")
 
@@ -265,7 +265,7 @@ def sample_two(SamplePInit_two):
     runs = 2000
     alive = []
     for result in SamplePInit_two.repeat([], runs):
-        x = vector(value_of(result, "SamplePInit_two()"), "SamplePInit_two()", length=4, dtype=torch.long)
+        x = token_ids(value_of(result, "SamplePInit_two()"), "SamplePInit_two()", length=4)
         expect(Decode(x) in (ALIVE, EMPTY), f"SamplePInit_two() gave '{Decode(x)}', which has "
                                             "probability zero")
         alive.append(Decode(x) == ALIVE)

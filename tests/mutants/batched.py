@@ -153,6 +153,23 @@ def reveal_counts(remaining, steps_left):
         next_x[b, positions] = chosen
     return next_x
 '''), ("reverse_update.example", "reverse_update.errors", "reverse_update.invariants")),
+    Mutant("reverse_update", "the new canvas made like the scores: float ids", update('''
+    next_x = torch.zeros_like(confidence)
+    next_x[:] = x
+    eligible = generation_slots & (x == mask_id)
+    for b in range(x.shape[0]):
+        k = int(reveal_counts[b])
+        if not 0 <= k <= int(eligible[b].sum()):
+            raise ValueError("Reveal count exceeds eligible masks")
+        if k == 0:
+            continue
+        positions = confidence[b].masked_fill(~eligible[b], float("-inf")).topk(k).indices
+        chosen = candidate_ids[b, positions]
+        if ((chosen == mask_id) | (chosen == pad_id)).any():
+            raise ValueError("A committed proposal cannot be MASK or PAD")
+        next_x[b, positions] = chosen.float()
+    return next_x
+'''), ("reverse_update.example", "reverse_update.errors", "reverse_update.invariants")),
     Mutant("reverse_update", "updates x in place", update('''
     next_x = x
     eligible = generation_slots & (x == mask_id)

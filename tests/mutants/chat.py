@@ -128,4 +128,15 @@ def AtTemperature(p, temperature):
     p /= p.sum(dim=-1, keepdim=True)
     return p
 """, ("AtTemperature",)),
+    Mutant("Chat", "show=True prints every T // 8 steps: divides by zero when T < 8", """
+def Chat(question, answer_length=64, T=64, step=Undiffuse, show=False):
+    prompt = Tokens(MakePrompt(question))
+    x = torch.cat([prompt, torch.full((answer_length,), BERT_MASK)])
+    for t in range(T, 0, -1):
+        x = step(x, t, GuessBERT, BERT_MASK)
+        if show and (t - 1) % (T // 8) == 0:
+            print(f"t = {t - 1}:", Text(x[len(prompt):]).replace(tokenizer.mask_token, "_"))
+    answer = Text(x[len(prompt):])
+    return answer.replace(tokenizer.pad_token, "").split(ANSWER_END)[0].strip()
+""", ("Chat.show",)),
 ]

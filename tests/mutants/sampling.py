@@ -14,6 +14,10 @@ def SamplePInit_one():
 def SamplePInit_one():
     return torch.tensor([vocab.index(w) for w in "the box is alive".split()])
 """, ("SamplePInit_one",)),
+    Mutant("SamplePInit_one", "the right ids as a float tensor", """
+def SamplePInit_one():
+    return torch.tensor([vocab.index(w) for w in "the cat is alive".split()], dtype=torch.float32)
+""", ("SamplePInit_one",)),
 
     Mutant("GuessX0_one", "transposed: (V, L)", """
 def GuessX0_one(x_t):
@@ -127,6 +131,11 @@ def Undiffuse(x_t, t, GuessX0, mask):
 def SamplePInit_two():
     words = "the cat is alive" if torch.rand(1) < 0.5 else "the box is empty"
     return torch.tensor([vocab.index(w) for w in words.split()])
+""", ("SamplePInit_two",)),
+    Mutant("SamplePInit_two", "torch.Tensor([...]): the right ids, as floats", """
+def SamplePInit_two():
+    words = "the cat is alive" if torch.rand(1) < 0.8 else "the box is empty"
+    return torch.Tensor([vocab.index(w) for w in words.split()])
 """, ("SamplePInit_two",)),
     Mutant("SamplePInit_two", "probabilities swapped", """
 def SamplePInit_two():

@@ -1,0 +1,190 @@
+"""README.md, CONTRIBUTING.md and the notebooks' own headings against the notebooks' nbgrader metadata
+and the grader's settings: a number or a list printed there is a promise (issue 23)."""
+import re
+from pathlib import Path
+
+import pytest
+from traitlets.config import Config
+
+from maskdiff_solutions.course import notebooks as nbtools
+from maskdiff_solutions.course.autograde import SurvivingExecute
+from maskdiff_solutions.toy import TWO_WORLD, VOCAB
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p.name for p in (ROOT / "source" / "maskdiff").glob("*.ipynb"))
+HEADING = re.compile(r"^#+ ", flags=re.MULTILINE)
+GRADED = re.compile(r"^### Graded\b.*$", flags=re.MULTILINE)
+STATED = re.compile(r"^### Graded \((\d+) points?\b[^)]*\): \S")
+
+
+def cells(name):
+    return nbtools.read(ROOT / "source" / "maskdiff" / name).cells
+
+
+def points(cell):
+    return nbtools.nbgrader(cell).get("points", 0) if nbtools.nbgrader(cell).get("grade") else 0
+
+
+def manual_cells(name):
+    """[(grade_id, points, cell type)] of the cells a person grades, in notebook order."""
+    return [(nbtools.grade_id(c), points(c), c.cell_type) for c in cells(name) if nbtools.is_manual(c)]
+
+
+def autograded_points(name):
+    return sum(points(c) for c in cells(name) if not nbtools.is_manual(c))
+
+
+def readme():
+    return (ROOT / "README.md").read_text()
+
+
+def contributing():
+    return (ROOT / "CONTRIBUTING.md").read_text()
+
+
+def one_line(text):
+    return " ".join(text.split())
+
+
+def grader_limits():
+    """(seconds per cell, seconds per notebook) as the grader applies them."""
+    config = Config()
+    exec((ROOT / "nbgrader_config.py").read_text(), {"get_config": lambda: config})
+    return config.Execute.timeout, SurvivingExecute.notebook_timeout.default_value
+
+
+# ---------------------------------------------------------------- points and manual cells
+
+def readme_points_table():
+    """{notebook number: (autograded, by a person, [grade_ids])} of the README's table."""
+    rows = re.findall(r"^\s*\| (\d\d) \| (\d+) \| (\d+) \| (.*) \|$", readme(), flags=re.MULTILINE)
+    return {n: (int(auto), int(manual), re.findall(r"`(\w+)`", ids)) for n, auto, manual, ids in rows}
+
+
+def test_the_readme_states_each_notebooks_points_and_manual_cells():
+    table = readme_points_table()
+    assert sorted(table) == [name[:2] for name in NOTEBOOKS], "one row per notebook in the README's table"
+    for name in NOTEBOOKS:
+        manual = manual_cells(name)
+        want = (autograded_points(name), sum(p for _, p, _ in manual), [gid for gid, _, _ in manual])
+        assert table[name[:2]] == want, f"README's row for {name}: {table[name[:2]]}, the notebook: {want}"
+
+
+def test_the_readme_names_every_person_graded_code_cell():
+    """Issue 23: the README said only written answers are left to a person."""
+    text = one_line(readme())
+    manual = text[text.index("**Manual grading**"):]
+    assert "only written answers" not in text
+    for name in NOTEBOOKS:
+        for gid, _, kind in manual_cells(name):
+            if kind == "code":
+                assert f"`{gid}`" in manual[:600], f"the README's manual grading step should name {gid}"
+
+
+def test_contributing_lists_exactly_the_manual_cells():
+    section = contributing()[contributing().index("## Manually graded cells"):]
+    listed = {(n, gid): int(p) for n, gid, p in
+              re.findall(r"^\| (\d\d) \| `(\w+)` \| (\d+) \|", section, flags=re.MULTILINE)}
+    want = {(name[:2], gid): p for name in NOTEBOOKS for gid, p, _ in manual_cells(name)}
+    assert listed == want
+    code = [gid for name in NOTEBOOKS for gid, _, kind in manual_cells(name) if kind == "code"]
+    bullet = one_line(contributing())
+    bullet = bullet[bullet.index("- A manually graded code cell"):][:300]
+    assert all(f"`{gid}`" in bullet for gid in code), "CONTRIBUTING names every manually graded code cell"
+
+
+# ---------------------------------------------------------------- time limits
+
+def test_the_docs_state_the_graders_time_limits():
+    """CONTRIBUTING once said a whole submission may take 60 s; the grader's limits are per cell and
+    per notebook."""
+    cell, notebook = grader_limits()
+    text = one_line(contributing())
+    assert f"{cell} s per cell" in text and f"{notebook} s per notebook" in text
+    assert "60 s a whole submission may take" not in text
+    assert f"Each cell may run {cell} s and each notebook {notebook} s" in one_line(readme())
+
+
+# ---------------------------------------------------------------- command-line tests
+
+def test_contributing_names_every_file_that_tests_the_command_line():
+    text = one_line(contributing())
+    sentence = text[text.index("The command line is tested where"):][:700]
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        if path.name != Path(__file__).name and "cli.main([" in path.read_text():
+            assert f"`tests/{path.name}`" in sentence, f"{path.name} tests the command line"
+
+
+# ---------------------------------------------------------------- the notebooks' own headings
+
+def sections(name):
+    """[(heading cell, [cells up to the next heading or task])] for every *Graded* heading."""
+    nb = cells(name)
+    out = []
+    for k, cell in enumerate(nb):
+        if cell.cell_type == "markdown" and GRADED.search(cell.source):
+            end = next((j for j in range(k + 1, len(nb))
+                        if nb[j].cell_type == "markdown" and (HEADING.search(nb[j].source)
+                                                              or "**Your task.**" in nb[j].source)), len(nb))
+            out.append((cell, nb[k + 1:end]))
+    return out
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_graded_heading_states_its_points(name):
+    for heading, body in sections(name):
+        line = GRADED.search(heading.source).group(0)
+        stated = STATED.match(line)
+        assert stated, f"{name}: {line!r} should read '### Graded (N points): ...'"
+        total = points(heading) + sum(points(c) for c in body)
+        assert int(stated.group(1)) == total, f"{name}: {line!r} but its cells carry {total} points"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_written_answers_get_one_point_per_question(name):
+    for heading, body in sections(name):
+        asked = heading.source
+        for cell in body:
+            if nbtools.is_manual(cell) and cell.cell_type == "markdown":
+                questions = len(re.findall(r"^\d+\. ", asked, flags=re.MULTILINE))
+                if points(cell) > 1:
+                    assert questions == points(cell), \
+                        f"{name}: {nbtools.grade_id(cell)} is worth {points(cell)} points for {questions} questions"
+                    assert "one per question" in asked or "one point each" in asked, \
+                        f"{name}: say the points per question of {nbtools.grade_id(cell)}"
+            elif cell.cell_type == "markdown":
+                asked += "\n" + cell.source
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_person_graded_code_says_keep_your_output(name):
+    for heading, body in sections(name):
+        if any(nbtools.is_manual(c) and c.cell_type == "code" for c in body):
+            assert "by a person from your own run" in GRADED.search(heading.source).group(0)
+            assert "keep its output" in one_line(heading.source)
+
+
+def test_no_notebook_calls_a_graded_task_optional():
+    """Issue 23: DiffusionLossPrompt was 'optional' while its point counted in the maximum. A part
+    headed optional carries no points."""
+    for name in NOTEBOOKS:
+        nb = cells(name)
+        for k, cell in enumerate(nb):
+            if cell.cell_type != "markdown":
+                continue
+            assert "(optional:" not in cell.source.lower(), f"{name}: {cell.source[:80]!r}"
+            if any("optional" in line.lower() for line in cell.source.splitlines() if HEADING.match(line)):
+                end = next((j for j in range(k + 1, len(nb))
+                            if nb[j].cell_type == "markdown" and HEADING.search(nb[j].source)), len(nb))
+                assert not any(points(c) for c in nb[k:end]), f"{name}: an optional part carries points"
+
+
+def test_notebook_02_names_the_impossible_sentences():
+    """Its first cell's 'sentences that should never exist' are the two mixed ones."""
+    first = one_line(cells("02_undiffusing.ipynb")[0].source)
+    named = re.findall(r"a (\w+) that is (\w+)", first)
+    assert len(named) == 2
+    real = {sentence for sentence, _ in TWO_WORLD}
+    for noun, state in named:
+        assert noun in VOCAB and state in VOCAB
+        assert f"the {noun} is {state}" not in real, f"'the {noun} is {state}' is a real sentence"
