@@ -1,8 +1,8 @@
 """maskdiff_client: what a hidden test cell runs inside the student's kernel.
 
-    from maskdiff_client import last_cell, run_check
+    from maskdiff_client import drawn_cell, run_check
     run_check("ForwardMask.rates", ForwardMask)
-    run_check("plot_masked_fraction", last_cell(), ForwardMask, MakeSchedule)  # the plot above
+    run_check("plot_masked_fraction", drawn_cell("plot_masked_fraction"), ForwardMask, MakeSchedule)
 
 When the course's grader runs the notebook (`python -m maskdiff_solutions grade`), the variable
 MASKDIFF_CHECKER names the Unix socket of a trusted checker process outside the student's sandbox.
@@ -22,11 +22,11 @@ import numpy as np
 import torch
 
 from . import drawn, drivers, fakes, wire
-from .drawn import last_cell
+from .drawn import drawn_cell, last_cell
 
 CHECKER_VARIABLE = "MASKDIFF_CHECKER"
 PROTOCOL = 1
-__all__ = ["run_check", "last_cell", "GradingFailure", "CHECKER_VARIABLE"]
+__all__ = ["run_check", "drawn_cell", "last_cell", "GradingFailure", "CHECKER_VARIABLE"]
 
 # Hidden tests of a plot or printout judge the cell before them: keep what cells draw and print from
 # now on (the first hidden test cell of a notebook imports this package before any graded plot).
