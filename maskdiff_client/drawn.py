@@ -72,8 +72,12 @@ def last_cell():
 def drawn_cell(grade_id):
     """The record of the drawing cell `grade_id` (its latest run), wherever it stands in the notebook:
     cells inserted or moved around it change nothing. Where the front end does not name cells by
-    their grade_id (Colab, Jupyter: only the grader does), the cell that ran before this one."""
-    return _by_id.get(grade_id) or last_cell()
+    their grade_id (Colab, Jupyter: only the grader does), the latest of the last few cells that drew a
+    figure (for a `plot_...`) or printed (`show_...`), else the cell that ran before this one."""
+    if grade_id in _by_id:
+        return _by_id[grade_id]
+    kind = "figures" if str(grade_id).startswith("plot_") else "printed"
+    return next((cell for cell in reversed(_done) if getattr(cell, kind)), None) or last_cell()
 
 
 class _Tee:
