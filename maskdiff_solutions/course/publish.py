@@ -53,8 +53,9 @@ batched sampler. Along the way you chat with a real diffusion language model and
 4. **Run the whole notebook, top to bottom, before you hand it in.** The autograder runs it again
    (with smaller experiments) and grades each plot or printout you are asked for by reading what your
    cell drew or printed: its curves, bars, axes, labels and legend, compared with fresh runs of your
-   own functions (the cell after each plot says what it reads). Draw them with matplotlib, from your
-   functions. Your written answers are graded by a person.
+   own functions (the cell after each plot says what it reads, and prints what the reader finds in
+   your figure or printout: if it misses something you drew, draw it more plainly). Draw them with
+   matplotlib, from your functions. Your written answers are graded by a person.
 5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*).
 
 Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
