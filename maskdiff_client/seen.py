@@ -93,7 +93,10 @@ def _about_line(series):
         return f"a vertical line at x = {x[0]:.4g}{_about_label(series)}"
     if series.get("in_data") is False:
         return f"a line{_about_label(series)} placed in axes coordinates (not data)"
-    return f"a curve of {x.size} points{_about_label(series)}: x from {_span(x)}, y from {_span(y)}"
+    text = f"a curve of {x.size} points{_about_label(series)}: x from {_span(x)}, y from {_span(y)}"
+    finite = y[np.isfinite(y)]
+    runs = runs_behind(finite) if finite.size and not np.allclose(finite, np.round(finite)) else None
+    return f"{text} (every y a whole multiple of 1/{runs}, as a mean of {runs} runs would be)" if runs else text
 
 
 def _about_bars(series):

@@ -85,3 +85,5 @@ def test_every_kind_of_artist_is_described():
                   "1 line segments", "1 artist(s) of kind 'axlines'", "text: 'note'"):
         assert words in text, (words, text)
     assert "nothing: no figure and no printout" in seen.describe({"figures": [], "printed": ""})
+    mean = {**ax, "lines": [{"x": [0, 1, 2], "y": [0.1, 0.35, 0.5], "label": "mean", "in_data": True}]}
+    assert "every y a whole multiple of 1/20" in seen.describe({"figures": [{"axes": [mean]}]})
