@@ -1,8 +1,8 @@
 """maskdiff_client: what a hidden test cell runs inside the student's kernel.
 
-    from maskdiff_client import last_cell, run_check
+    from maskdiff_client import drawn_cell, run_check
     run_check("ForwardMask.rates", ForwardMask)
-    run_check("plot_masked_fraction", last_cell(), ForwardMask, MakeSchedule)  # the plot above
+    run_check("plot_masked_fraction", drawn_cell("plot_masked_fraction"), ForwardMask, MakeSchedule)
 
 When the course's grader runs the notebook (`python -m maskdiff_solutions grade`), the variable
 MASKDIFF_CHECKER names the Unix socket of a trusted checker process outside the student's sandbox.
@@ -22,11 +22,13 @@ import numpy as np
 import torch
 
 from . import drawn, drivers, fakes, wire
-from .drawn import last_cell
+from .drawn import drawn_cell, last_cell
 
 CHECKER_VARIABLE = "MASKDIFF_CHECKER"
+REVIEW_NOTE = ("the autograder could not read this drawing with certainty, so a person will look at it "
+               "and award its points (nothing is lost for now)")
 PROTOCOL = 1
-__all__ = ["run_check", "last_cell", "GradingFailure", "CHECKER_VARIABLE"]
+__all__ = ["run_check", "drawn_cell", "last_cell", "GradingFailure", "CHECKER_VARIABLE"]
 
 # Hidden tests of a plot or printout judge the cell before them: keep what cells draw and print from
 # now on (the first hidden test cell of a notebook imports this package before any graded plot).
@@ -50,12 +52,22 @@ def run_check(name, *functions):
         from maskdiff_solutions import grading  # trusted, in-process grading
         return grading.run(name, *functions)
     try:
-        passed, message = _session(path).check(name, functions)
+        passed, review, message = _session(path).check(name, functions)
     except _Stale:  # the connection had closed before the check began (a restarted checker): once more
         try:
-            passed, message = _session(path).check(name, functions)
+            passed, review, message = _session(path).check(name, functions)
         except _Stale:
             raise GradingFailure(f"[{name}] the grader's checker hung up before the check began") from None
+    show_verdict(name, passed, review, message)
+
+
+def show_verdict(name, passed, review, message):
+    """A pass in one line; a review ("unsure is not wrong") as a plain note, no error: the checker keeps
+    the verdict and the cell's points wait for a person; a failure raised as one sentence."""
+    __tracebackhide__ = True  # noqa: F841
+    if review and not passed:
+        print(f"[{name}] {REVIEW_NOTE}\n  what it saw: {message}")
+        return
     if not passed:
         raise GradingFailure(f"[{name}] {message}")
     print(f"[{name}] passed")
@@ -104,7 +116,8 @@ class _Session:
                     while True:
                         message = channel.recv()
                         if message["op"] == "verdict":
-                            return bool(message.get("passed")), str(message.get("message", ""))
+                            return (bool(message.get("passed")), bool(message.get("review")),
+                                    str(message.get("message", "")))
                         if message["op"] == "begin" and not begun:
                             begun.append(True)
                             _seed(int(message.get("seed", 0)))

@@ -3,7 +3,8 @@
 Jupyter's inline backend closes every figure at the end of the cell that drew it, and a printout is
 gone once it has been sent to the page. So, inside IPython, `install()` keeps a record of the last
 few cells: the figures each one drew (caught as matplotlib closes them) and the text it printed. A
-hidden test cell right after a plot hands `last_cell()` to the checker, and a driver turns the
+hidden test cell hands `drawn_cell("plot_x")` (the record of the drawing cell itself, wherever it
+stands) or `last_cell()` (the cell right before it) to the checker, and a driver turns the
 record into plain data (`Cell.data`: the artists of each axes, its scales, limits, labels, tick
 labels and legend, and the printed text). The checker alone decides what it means
 (maskdiff_solutions/grading/plots.py).
@@ -11,8 +12,9 @@ labels and legend, and the printed text). The checker alone decides what it mean
 `import maskdiff_client` installs the recorder (the first hidden test cell of a notebook imports it,
 before any graded plot); it does nothing outside IPython.
 """
+import re
 import sys
-from collections import deque
+from collections import OrderedDict, deque
 
 import numpy as np
 
@@ -22,8 +24,14 @@ MAX_FIGURES = 8            # figures kept per cell
 MAX_AXES = 16              # axes read per figure
 MAX_SERIES = 64            # artists of one kind read per axes
 MAX_POINTS = 200_000       # values kept per artist
+KEYED = 32                 # drawing cells remembered by their grade_id
+# The grader sends each cell's nbgrader grade_id as the execute request's cellId (course/autograde.py),
+# which IPython hands to pre_run_cell; only a drawing's grade_id (plot_..., show_...) keys a record, so a
+# front end's own cell ids (uuids) never pile figures up here.
+DRAWING_ID = re.compile(r"(plot|show)_[A-Za-z0-9_]{1,60}")
 
 _done = deque(maxlen=KEEP)
+_by_id = OrderedDict()
 _current = None
 _installed = False
 
@@ -31,8 +39,9 @@ _installed = False
 class Cell:
     """What one cell drew (matplotlib figures) and printed (its standard output)."""
 
-    def __init__(self):
+    def __init__(self, cell_id=""):
         self.figures, self.printed, self.size = [], [], 0
+        self.cell_id = cell_id
 
     def keep_figure(self, figure):
         if figure is not None and len(self.figures) < MAX_FIGURES and all(f is not figure for f in self.figures):
@@ -60,6 +69,17 @@ def last_cell():
     return _done[-1] if _done else NoCell()
 
 
+def drawn_cell(grade_id):
+    """The record of the drawing cell `grade_id` (its latest run), wherever it stands in the notebook:
+    cells inserted or moved around it change nothing. Where the front end does not name cells by
+    their grade_id (Colab, Jupyter: only the grader does), the latest of the last few cells that drew a
+    figure (for a `plot_...`) or printed (`show_...`), else the cell that ran before this one."""
+    if grade_id in _by_id:
+        return _by_id[grade_id]
+    kind = "figures" if str(grade_id).startswith("plot_") else "printed"
+    return next((cell for cell in reversed(_done) if getattr(cell, kind)), None) or last_cell()
+
+
 class _Tee:
     """Standard output that also keeps what passes through it."""
 
@@ -75,9 +95,10 @@ class _Tee:
         return getattr(self._stream, name)
 
 
-def _before_cell(*_):
+def _before_cell(info=None, *_):
     global _current
-    _current = Cell()
+    cell_id = getattr(info, "cell_id", None)
+    _current = Cell(cell_id if isinstance(cell_id, str) and DRAWING_ID.fullmatch(cell_id) else "")
     if not isinstance(sys.stdout, _Tee):
         sys.stdout = _Tee(sys.stdout, _current)
     else:
@@ -96,6 +117,11 @@ def _after_cell(*_):
         if id(figure) not in cell.open_before:
             cell.keep_figure(figure)
     _done.append(cell)
+    if cell.cell_id:
+        _by_id.pop(cell.cell_id, None)
+        _by_id[cell.cell_id] = cell
+        while len(_by_id) > KEYED:
+            _by_id.popitem(last=False)
 
 
 def _open_figures():

@@ -122,6 +122,10 @@ sys.modules["maskdiff_solutions"], sys.modules["maskdiff_solutions.grading"] = f
 import maskdiff_client
 maskdiff_client.run_check = lambda name, *functions: print(f"[{name}] passed")
 """,), status=("flagged",), note="ran without an error but the checker", base="cheater"),
+    Attack("claim_review", "replace run_check with one that shows every check as sent to a person (a review)", ("""
+import maskdiff_client
+maskdiff_client.run_check = lambda name, *functions: maskdiff_client.show_verdict(name, False, True, "unsure")
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater"),
     Attack("thread_patcher", "a background thread that keeps patching the client and the graded functions", ("""
 import threading, time, maskdiff_client
 def _patch():

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+import maskdiff_client
 from maskdiff_solutions import grading
-from maskdiff_solutions.grading.checker import Checker
+from maskdiff_solutions.course.grade import score_from_verdicts
+from maskdiff_solutions.grading import core
+from maskdiff_solutions.grading.checker import Checker, Record
 from tests.mutants import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +119,50 @@ def test_a_plot_is_judged_through_the_checker(kernel, check):
         source = mutant.source(reference_source(notebook, check))
         record, said = kernel.run(check, source, [check], notebook=notebook, functions=mutant.functions)
         assert not record.verdicts[check].passed and said[0][2].endswith(record.verdicts[check].message)
+
+
+def test_a_review_reaches_the_kernel_as_a_note_and_the_record_as_a_review(kernel):
+    """Unsure is not wrong: the kernel shows a note (no error, no pass) and the checker keeps the review."""
+    name = "MakeSchedule.unsure_for_this_test"
+
+    @core.check(name)
+    def unsure(MakeSchedule):
+        raise core.Review("the reader saw a curve it could not place")
+
+    try:
+        path = str(Path(kernel.folder.name) / "review.sock")
+        with Checker(path, [name]) as checker:
+            kernel.process.stdin.write(json.dumps({"socket": path, "source": None, "function": "MakeSchedule",
+                                                   "reference": True, "checks": [name]}) + "\n")
+            kernel.process.stdin.flush()
+            said = json.loads(kernel.process.stdout.readline())
+    finally:
+        del core.CHECKS[name]
+    outcome = checker.record.verdicts[name]
+    assert (outcome.passed, outcome.review) == (False, True)
+    (_, raised_nothing, printed), = said
+    assert raised_nothing and maskdiff_client.REVIEW_NOTE in printed and outcome.message in printed
+    assert "passed" not in printed
+
+
+class FakeGrade:
+    def __init__(self, auto_score):
+        self.auto_score, self.max_score, self.needs_manual_grade = auto_score, 2.0, False
+
+
+def test_scores_come_from_the_checkers_record_alone():
+    """A reviewed cell waits for a person; a kernel that printed a review's note (or a pass) for a check
+    the checker failed or never saw gets 0, and the cell is suspect."""
+    plan = [("nb.ipynb", f"test_plot_{x}", [f"plot_{x}"]) for x in "abcd"]
+    grades = {cell: FakeGrade(2.0) for _, cell, _ in plan}  # every cell ran without an error
+    gradebook = type("Gradebook", (), {"find_grade": lambda self, cell, *_: grades[cell],
+                                       "db": type("Db", (), {"commit": lambda self: None})()})()
+    record = Record({"plot_a": core.Outcome("plot_a", False, "unsure", review=True),
+                     "plot_b": core.Outcome("plot_b", False, "wrong"),
+                     "plot_d": core.Outcome("plot_d", True)})
+    suspect = score_from_verdicts(gradebook, "maskdiff", "s", plan, record,
+                                  {"nb.ipynb": type("P", (), {"problem": ""})()})
+    got = {cell: (g.auto_score, g.needs_manual_grade) for cell, g in grades.items()}
+    assert got == {"test_plot_a": (None, True), "test_plot_b": (0.0, False), "test_plot_c": (0.0, False),
+                   "test_plot_d": (2.0, False)}
+    assert len(suspect["nb.ipynb"]) == 2 and not any("test_plot_a" in why for why in suspect["nb.ipynb"])

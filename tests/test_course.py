@@ -172,3 +172,18 @@ def test_solved_release_runs_without_the_hidden_package(course, tmp_path):
         (tmp_path / "maskdiff_solutions.py").write_text("raise ImportError('students do not have this')")
         client = nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(tmp_path)}})
         client.execute(env={**os.environ, "CI": "1", "PYTHONPATH": ""})  # raises on the first error
+
+
+def test_cells_inserted_or_moved_around_a_drawing_cost_nothing(course, tmp_path):
+    """A scratch cell that prints and draws before every drawing's test cell, and a test cell moved down:
+    each check reads its drawing cell itself (the grader names cells by grade_id), so full marks."""
+    from maskdiff_solutions.course import cases
+    from maskdiff_solutions.course.grade import grade
+    name = course.notebooks()[0]
+    nb = cases.scratch_cells(demo.solved(notebooks.read(course.source_dir / name),
+                                         notebooks.read(course.release_dir / name)))
+    assert sum(cases.SCRATCH in c.source for c in nb.cells) == 4  # notebook 01's four drawings
+    (tmp_path / "in" / "scratch").mkdir(parents=True)
+    notebooks.write(nb, tmp_path / "in" / "scratch" / name)
+    row, = grade(course, tmp_path / "in", tmp_path / "ws", progress=False, notebooks=["01"]).rows
+    assert (row.status, row.auto_score, row.failed_tests) == ("graded", points_of(course, NB), ""), row

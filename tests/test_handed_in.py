@@ -3,14 +3,18 @@ outputs of a full run (a figure, printed text) is graded, and formgrader's view 
 notebook and the student's feedback show that figure, labelled, beside the grader's re-run. The
 handed-in outputs are hostile input: scripts, HTML, SVG, fake images and floods never reach a page.
 Feedback says how many points are still to be graded by a person; `export` picks up the points a
-person awarded later.
+person awarded later. One drawing is sent to review (its check raises core.Review, as a reader that
+cannot decide does): formgrader shows its cell with the student's figure, the re-run's and the
+reason, the test cell waits for a person's score, and `export` counts it once given.
 
 One student, one notebook (04): a single grading run shared by the tests of this module.
 """
 import base64
 import csv
+import functools
 import io
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
@@ -18,7 +22,9 @@ import pytest
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
-from maskdiff_solutions.course import cli, handed_in, inert, notebooks
+from maskdiff_solutions.course import cli, handed_in, inert, notebooks, summary
+from maskdiff_solutions.course.grade import table
+from maskdiff_solutions.grading import core
 from maskdiff_solutions.course.demo import solved
 from maskdiff_solutions.course.grade import CSV_NAME, grade
 from tests.support.pages import active, formgrader_view
@@ -48,6 +54,26 @@ FIGURE_CELL = HOSTILE_CELL = "stories_four_settings"
 ANSWER_CELL = "story_settings_comparison"
 OWN_TEXT = "final loss 0.4987 after 5000 steps (my own run on a T4)"
 PWNED = ("pwned-html", "pwned-js", "pwned-svg", "pwned-attr", "pwned-md")
+# the drawing the reader is made unsure of (after its real check has passed), and what it says
+REVIEWED, REASON = "plot_story_loss", "the reader saw a curve drawn as <i>dots</i> it could not place"
+OWN_DRAWING = "my story loss after 5000 steps"
+
+
+@contextmanager
+def unsure_of(name):
+    """The check `name`, run for real, then unsure: as a reader that cannot decide raises Review."""
+    check = core.CHECKS[name]
+
+    @functools.wraps(check)
+    def unsure(*students):
+        check(*students)
+        raise core.Review(REASON)
+
+    core.CHECKS[name] = unsure
+    try:
+        yield
+    finally:
+        core.CHECKS[name] = check
 
 
 def figure_png():
@@ -89,6 +115,9 @@ def full_run(course):
                             new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
             if name == HOSTILE_CELL:
                 cell.outputs = cell.outputs + hostile_outputs()
+        if name == REVIEWED:
+            cell.outputs = [new_output("stream", name="stdout", text=OWN_DRAWING + "\n"),
+                            new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
         if name == ANSWER_CELL:
             cell.source = "Longer training helps. <img src=x onerror=alert('pwned-md')>"
     return nb, png
@@ -100,15 +129,22 @@ def graded(course, tmp_path_factory):
     nb, png = full_run(course)
     (folder / "collected" / STUDENT).mkdir(parents=True)
     notebooks.write(nb, folder / "collected" / STUDENT / NB)
-    report = grade(course, folder / "collected", folder / "ws", progress=False, notebooks=["04"])
+    with unsure_of(REVIEWED):  # grading runs its checker in this process (one job)
+        report = grade(course, folder / "collected", folder / "ws", progress=False, notebooks=["04"])
     return folder / "ws", report, png
+
+
+def points(name, grade_id):
+    return next(notebooks.nbgrader(c)["points"] for c in notebooks.read(SOURCE / name).cells
+                if notebooks.grade_id(c) == grade_id)
 
 
 def test_the_grader_sees_the_students_own_figure_in_formgrader(course, graded):
     workspace, report, png = graded
     row = report.rows[0]
-    auto = auto_points(NB)
-    assert (row.status, row.auto_score, row.auto_max, row.reason) == ("graded", auto, auto, ""), row
+    auto, unsure = auto_points(NB), points(NB, "test_" + REVIEWED)
+    assert (row.status, row.auto_score, row.auto_max, row.reason) == ("graded", auto - unsure, auto, ""), row
+    assert (row.review, row.failed_tests) == ("test_" + REVIEWED, "")
     html = formgrader_view(course, workspace, STUDENT, NB)
     assert png in html and OWN_TEXT in html
     assert "As handed in: the student" in html and "Re-run by the grader" in html
@@ -122,14 +158,39 @@ def test_the_grader_sees_the_students_own_figure_in_formgrader(course, graded):
     assert cell.outputs[rerun].data["text/markdown"] == handed_in.RERUN_LABEL
 
 
+def test_a_drawing_to_review_shows_both_figures_and_the_reason_in_formgrader(course, graded):
+    workspace, report, png = graded
+    nb = notebooks.read(workspace / "autograded" / STUDENT / "maskdiff" / NB)
+    cells = {notebooks.grade_id(c): c for c in nb.cells}
+    drawing, test = cells[REVIEWED].outputs, cells["test_" + REVIEWED].outputs
+    labels = [o.data["text/markdown"] for o in drawing if "text/markdown" in o.get("data", {})]
+    assert labels == [handed_in.REVIEW_DRAWING_LABEL, handed_in.STUDENT_LABEL, handed_in.RERUN_LABEL]
+    rerun = [o.data["image/png"] for o in drawing[drawing.index(next(o for o in drawing if o.get("data", {})
+                                                                   .get("text/markdown") == handed_in.RERUN_LABEL)):]
+             if "image/png" in o.get("data", {})]
+    assert drawing[3].data["image/png"] == png and rerun and rerun[0] != png  # own figure, then the re-run's
+    assert test[0].data["text/markdown"] == handed_in.REVIEW_LABEL and test[1].data["text/plain"] == REASON
+    html = formgrader_view(course, workspace, STUDENT, NB)
+    assert png in html and rerun[0] in html and OWN_DRAWING in html
+    assert "the reader saw a curve drawn as &lt;i&gt;dots&lt;/i&gt;" in html  # the reason, as text
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        grade_ = gradebook.find_grade("test_" + REVIEWED, "04_training", "maskdiff", STUDENT)
+        assert grade_.needs_manual_grade and grade_.auto_score is None  # formgrader lists it to grade
+    assert "1 drawing to review: test_" + REVIEWED in table(report.rows)
+    assert "1 drawing to review" in summary.text(report)
+    with open(workspace / CSV_NAME) as handle:
+        assert next(csv.DictReader(handle))["review"] == "test_" + REVIEWED
+
+
 def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(graded):
     workspace, report, png = graded
     html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
     assert png in html and OWN_TEXT in html and "As handed in: the student" in html
     pending = report.rows[0].manual_pending
     assert pending == report.rows[0].manual_max == manual_points(NB)
-    auto = auto_points(NB)
-    assert f"Score so far: {auto:g} / {auto:g}; {pending:g} points still to be graded by a person" in html
+    auto, unsure = auto_points(NB), points(NB, "test_" + REVIEWED)
+    assert (f"Score so far: {auto - unsure:g} / {auto - unsure:g}; {pending + unsure:g} points still to be "
+            f"graded by a person") in html
     assert "to be graded by a person (2 points)" in html
     assert "Score: 0 / 2" not in html and "Score: 0.0 / 2.0" not in html
 
@@ -162,7 +223,7 @@ def test_export_picks_up_manual_points_and_keeps_our_file(course, graded, capsys
         submitted = gradebook.find_submission_notebook("04_training", "maskdiff", STUDENT)
         answers = {c.name for c in gradebook.find_notebook("04_training", "maskdiff").solution_cells}
         for g in submitted.grades:
-            if g.name in answers:  # what formgrader does when a person enters a score
+            if g.name in answers or g.name == "test_" + REVIEWED:  # a person enters a score in formgrader
                 g.manual_score = g.max_score - 1 if g.name == FIGURE_CELL else g.max_score
                 g.needs_manual_grade = False
         gradebook.db.commit()
@@ -173,6 +234,7 @@ def test_export_picks_up_manual_points_and_keeps_our_file(course, graded, capsys
     with open(workspace / CSV_NAME) as handle:
         row = next(csv.DictReader(handle))
     assert (float(row["manual_score"]), float(row["manual_pending"]), row["status"]) == (most - 1, 0, "graded")
+    assert (float(row["auto_score"]), row["review"]) == (auto_points(NB), "")  # the reviewed drawing's points
     assert not (workspace / "grades.csv").exists()  # nbgrader export's file, never ours
     html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
     # notebook 04's autograded points, all passed (checked above), and the manual ones

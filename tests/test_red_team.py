@@ -51,6 +51,7 @@ def test_no_attack_steals_a_mark(red_team, attack):
     row = red_team["rows"][(attack.name, STEM)]
     # an attack that stops the hidden checks from running, or names the hidden package, loses marks
     assert float(row["auto_score"]) <= HONEST[attack.base], row
+    assert not row["review"], row  # only the checker sends a drawing to a person
     if attack.keeps_honest:
         assert float(row["auto_score"]) == HONEST[attack.base], row
     if attack.tells:

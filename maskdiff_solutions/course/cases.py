@@ -84,6 +84,26 @@ def _import_hidden(nb):
     return nb
 
 
+SCRATCH = "print('scratch')\nplt.plot([0, 1], [1, 0])\nplt.show()"
+
+
+def scratch_cells(nb):
+    """A student who tried things out: a scratch cell that prints and draws, inserted before every
+    drawing's test cell, and the last drawing's test cell moved down, just before the next test cell
+    or to the end (checks still run in the notebook's order). Each check reads its drawing cell
+    itself (maskdiff_client.drawn_cell), so nothing is lost."""
+    drawings = [c for c in _tests(nb) if notebooks.grade_id(c)[len("test_"):] in
+                {notebooks.grade_id(d) for d in nb.cells if notebooks.is_drawing(d)}]
+    for test in drawings:
+        _before(nb, notebooks.grade_id(test), new_code_cell(SCRATCH))
+    if drawings:
+        last = nb.cells.index(drawings[-1])
+        later = [i for i, c in enumerate(nb.cells) if i > last and notebooks.is_test(c)]
+        nb.cells.insert(later[0] if later else len(nb.cells), nb.cells[last])
+        del nb.cells[last]
+    return nb
+
+
 def build(course, folder, notebook=None):
     """folder/<student>/<notebook>.ipynb for every case; returns {(student, notebook): Expected}.
 
@@ -142,6 +162,7 @@ def build(course, folder, notebook=None):
                 "import os, shutil\nshutil.rmtree(os.path.abspath('../../..'), ignore_errors=True)\n"
                 "os.chdir('/')"))),
             "imports_hidden": ("flagged", 0.0, _import_hidden(reference())),
+            "scratch_cells": ("graded", full, scratch_cells(reference())),
         }
         # Colab's own file format under the name a second download gets
         cases["colab"] = ("repaired", full, None)

@@ -26,13 +26,13 @@ def read_csv(path):
     rows = []
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
-        missing = set(kinds) - set(reader.fieldnames or [])
+        missing = set(kinds) - set(reader.fieldnames or []) - {"review"}  # review: newer than some CSVs
         if missing:
             raise ValueError(f"{path} lacks the columns {', '.join(sorted(missing))}: it was not "
                              f"written by `python -m maskdiff_solutions grade`")
         for record in reader:
-            rows.append(Row(**{name: float(record[name] or 0) if kinds[name] in (float, "float")
-                               else record[name] for name in kinds}))
+            rows.append(Row(**{name: float(record.get(name) or 0) if kinds[name] in (float, "float")
+                               else record.get(name) or "" for name in kinds}))
     return rows
 
 
@@ -59,6 +59,7 @@ def export(course, workspace=None):
             row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
             row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
             row.manual_pending = got["manual_pending"]  # failed_tests stays: what the checker said
+            row.review = " ".join(got["review"])  # drawings still to review (a person's points count)
             if course.answers_optional:
                 automatic_only(row)
     write_csv(rows, path)

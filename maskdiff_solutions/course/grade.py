@@ -69,6 +69,7 @@ class Row:
     failed_tests: str = ""
     reason: str = ""
     repairs: str = ""
+    review: str = ""       # drawings a person grades (the checker's reader was unsure): their test cells
 
     def mark(self, status, reason):
         if SEVERITY.index(status) > SEVERITY.index(self.status):
@@ -286,7 +287,7 @@ def scores(gradebook, assignment, notebook, student):
     submitted = gradebook.find_submission_notebook(notebook, assignment, student)
     answers = {cell.name for cell in gradebook.find_notebook(notebook, assignment).solution_cells}
     row = {"auto_score": 0.0, "auto_max": 0.0, "manual_score": 0.0, "manual_max": 0.0,
-           "manual_pending": 0.0, "failed": [], "tests": {}}
+           "manual_pending": 0.0, "failed": [], "tests": {}, "review": []}
     for grade in sorted(submitted.grades, key=lambda g: g.name):
         if grade.name in answers:  # graded by a person, not by a test
             row["manual_max"] += grade.max_score
@@ -295,8 +296,11 @@ def scores(gradebook, assignment, notebook, student):
             else:
                 row["manual_score"] += grade.score or 0.0
         else:
-            got = grade.score or 0.0
             row["auto_max"] += grade.max_score
+            if grade.needs_manual_grade and grade.manual_score is None:
+                row["review"].append(grade.name)  # a review: no points until a person gives them
+                continue
+            got = grade.score or 0.0
             row["auto_score"] += got
             row["tests"][grade.name] = (got, grade.max_score)
             if got < grade.max_score:
@@ -341,7 +345,8 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
             return
         unit.notes = outcome_notes(notebooks.read(graded_nb))
         try:
-            handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name)
+            handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name,
+                            reviews(plan, unit.record, unit.name))
         except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
             unit.notes.append(("graded", f"the handed-in outputs could not be shown beside the "
                                          f"re-run: {type(err).__name__}: {err}"[:300]))
@@ -377,10 +382,29 @@ def grade_student(course_root, template_db, student, folder, scratch, sandbox="o
     return result
 
 
+def cell_verdict(names, record):
+    """"pass", "review" or "fail": a test cell's verdict from the checker's record of its checks (a
+    review where every check passed or was sent to a person, and at least one was)."""
+    outcomes = [record.verdicts.get(name) for name in names]
+    if all(o is not None and o.passed for o in outcomes):
+        return "pass"
+    if all(o is not None and (o.passed or o.review) for o in outcomes):
+        return "review"
+    return "fail"
+
+
+def reviews(plan, record, notebook):
+    """{test cell: the reader's reasons} of the notebook's cells sent to a person."""
+    return {cell: "; ".join(record.verdicts[n].message for n in names if not record.verdicts[n].passed)
+            for nb, cell, names in plan if nb == notebook and cell_verdict(names, record) == "review"}
+
+
 def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
     """Give every hidden test cell the checker's score: its points if all its checks passed there,
-    else 0, whatever the cell's outputs say. Returns {notebook: [why it is suspect]} for cells that
-    finished without an error although the checker passed nothing."""
+    no score and a manual grade to come (nbgrader's needs_manual_grade: formgrader lists it) where
+    the checker's reader was unsure, else 0, whatever the cell's outputs say. Returns
+    {notebook: [why it is suspect]} for cells that finished without an error although the checker
+    passed nothing."""
     suspect = {}
     for notebook, cell, names in plan:
         if notebook not in prepared or prepared[notebook].problem:
@@ -389,13 +413,16 @@ def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
             grade = gradebook.find_grade(cell, Path(notebook).stem, assignment, student)
         except Exception:  # noqa: BLE001 - not graded (nbgrader failed on this notebook)
             continue
-        passed = all(name in record.verdicts and record.verdicts[name].passed for name in names)
-        if not passed and grade.auto_score and grade.auto_score >= grade.max_score:
+        verdict = cell_verdict(names, record)
+        passed = verdict == "pass"
+        if verdict == "fail" and grade.auto_score and grade.auto_score >= grade.max_score:
             missing = [name for name in names if name not in record.verdicts]
             suspect.setdefault(notebook, []).append(
                 f"{cell} ran without an error but the checker " +
                 (f"never received its check {missing[0]!r}" if missing else "did not pass it"))
-        grade.auto_score = grade.max_score if passed else 0.0
+        grade.auto_score = grade.max_score if passed else None if verdict == "review" else 0.0
+        if verdict == "review":
+            grade.needs_manual_grade = True
     gradebook.db.commit()
     for incident in record.incidents:
         owners = [incident.notebook] if incident.notebook else \
@@ -423,6 +450,7 @@ def _row(course, gradebook, work, student, name, info, outcome, shadow, result, 
     if course.answers_optional:
         automatic_only(row)
     row.failed_tests = " ".join(got["failed"])
+    row.review = " ".join(got["review"])
     result.tests[notebook] = got["tests"]
     if info.changes:
         row.mark("repaired", f"{len(info.changes)} repair(s), see repairs")
@@ -717,13 +745,20 @@ def manual_cell(row, optional=False):
     return f"{row.manual_score:g}/{row.manual_max:g}"
 
 
+def to_review(row):
+    """'N drawings to review: test cells', or '' (course/grade `Row.review`)."""
+    cells = row.review.split()
+    return f"{len(cells)} drawing{'s' * (len(cells) != 1)} to review: {', '.join(cells)}" if cells else ""
+
+
 def table(rows, optional=False):
     """The grading table as text, its columns as wide as their longest entry (optional: the course's
     written answers are optional, so the manual column says so)."""
     header = ("student", "notebook", "status", "auto", "manual", "notes")
     lines = [(row.student, row.notebook, row.status, f"{row.auto_score:g}/{row.auto_max:g}",
               manual_cell(row, optional),
-              row.reason or (f"failed: {row.failed_tests}" if row.failed_tests else "")) for row in rows]
+              "; ".join(filter(None, [row.reason or (f"failed: {row.failed_tests}" if row.failed_tests else ""),
+                                      to_review(row)]))) for row in rows]
     widths = [max(len(line[i]) for line in [header, *lines]) for i in range(5)]
     align = ("<", "<", "<", ">", ">")
     out = ["  ".join(f"{value:{a}{w}}" for value, a, w in zip(line[:5], align, widths)) + "  " + line[5]
@@ -735,6 +770,9 @@ def table(rows, optional=False):
         out.append("auto: autograded points / out of. manual: points a person awarded / out of "
                    "(a blank answer gets 0 from nbgrader); 'N to grade': N points still to be graded by a "
                    "person in formgrader (then `python -m maskdiff_solutions export`).")
+    if any(row.review for row in rows):
+        out.append("'N drawings to review': the autograder's reader could not decide on these drawings; "
+                   "their points count once a person gives them in formgrader (then `export`).")
     repaired = [row for row in rows if row.repairs]
     if repaired:
         out.append("\nrepairs (the students' own files are unchanged):")

@@ -5,7 +5,9 @@ networks and stories): a loss curve of 200 steps, stories of 20. The plots and p
 grades are the student's own, saved in the notebook they handed in. After autograde, `carry` puts
 them back into the graded notebook, which both formgrader and the feedback pages show: each manually
 graded code cell gets the outputs as handed in, under a label saying so, and after them the grader's
-re-run, under a label of its own.
+re-run, under a label of its own. So does a drawing the checker's reader could not decide on (a
+review, grading/core.Review): its drawing cell shows the student's figure and the re-run's, and its
+test cell, which a person then scores, the reader's reason.
 
 The handed-in outputs are the student's JSON, not a kernel's: each goes through `inert.inert_output`
 (text and checked images only, cut to size) and the cell and the notebook have budgets of their own.
@@ -27,6 +29,11 @@ NO_OUTPUT_LABEL = ("**As handed in: no outputs.** The student handed in this cel
                    "run, or cleared before handing in).")
 RERUN_LABEL = ("**Re-run by the grader** in quick mode (shrunk experiments, stand-in networks and "
                "stories): it shows that the code runs, not the results to grade.")
+REVIEW_DRAWING_LABEL = ("**To review: the autograder's reader could not decide on this drawing** (its reason "
+                        "is in the test cell below, which you score). The student's own run comes first, "
+                        "then the grader's re-run, which is the figure the reader read.")
+REVIEW_LABEL = ("**To review: give this test cell its points by hand.** The autograder's reader could not "
+                "decide on the drawing above; what it saw and could not place:")
 
 
 def label(text):
@@ -57,9 +64,23 @@ def handed_in_outputs(cell, budget):
     return kept, used
 
 
-def carry(graded_path, handed_in_path, release_path):
-    """Put the handed-in outputs of every manually graded code cell into the graded notebook, labelled,
-    before the re-run's, and make the student's markdown inert; returns the grade_ids carried."""
+def drawing_of(test_id):
+    """The drawing cell a test cell grades (`test_plot_x` -> `plot_x`, CONTRIBUTING.md)."""
+    return test_id[len("test_"):] if test_id.startswith("test_") else ""
+
+
+def reason(text):
+    """The reader's reason as plain text only (it may quote the student's labels)."""
+    return new_output("display_data", data={"text/plain": str(text)[:4000]}, metadata=dict(MARK))
+
+
+def carry(graded_path, handed_in_path, release_path, reviews=None):
+    """Put the handed-in outputs of every manually graded code cell, and of every drawing sent to review
+    (`reviews`: {test cell: the reader's reason}), into the graded notebook, labelled, before the
+    re-run's; put each reason into its test cell; make the student's markdown inert. Returns the
+    grade_ids carried."""
+    reviews = reviews or {}
+    drawings = {drawing_of(test): test for test in reviews}
     graded = notebooks.read(graded_path)
     try:
         handed = {notebooks.grade_id(cell): cell for cell in notebooks.read(handed_in_path).cells
@@ -71,12 +92,16 @@ def carry(graded_path, handed_in_path, release_path):
     for cell in graded.cells:
         if cell.cell_type == "markdown" and cell.source not in ours:
             inert.inert_markdown(cell)
-        if cell.cell_type != "code" or not notebooks.is_manual(cell):
+        name = notebooks.grade_id(cell)
+        if cell.cell_type == "code" and name in reviews:
+            cell.outputs = [label(REVIEW_LABEL), reason(reviews[name]), *cell.get("outputs", [])]
+        if cell.cell_type != "code" or not (notebooks.is_manual(cell) or name in drawings):
             continue
-        own, used = handed_in_outputs(handed.get(notebooks.grade_id(cell), {}), budget)
+        own, used = handed_in_outputs(handed.get(name, {}), budget)
         budget -= used
         rerun = list(cell.get("outputs", []))
-        cell.outputs = [label(STUDENT_LABEL if own else NO_OUTPUT_LABEL), *own, label(RERUN_LABEL), *rerun]
-        carried.append(notebooks.grade_id(cell))
+        first = [label(REVIEW_DRAWING_LABEL)] if name in drawings else []
+        cell.outputs = [*first, label(STUDENT_LABEL if own else NO_OUTPUT_LABEL), *own, label(RERUN_LABEL), *rerun]
+        carried.append(name)
     notebooks.write(graded, graded_path)
     return carried

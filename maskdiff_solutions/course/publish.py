@@ -4,14 +4,17 @@ A course keeps two repositories. This one, the instructors', is private: it hold
 solutions), the hidden package, the tests and, once grading has run, the students' work. Students get
 a second, public one (`[tool.maskdiff] public_repository` in pyproject.toml), which holds only what
 they need: the release notebooks at its top, where their "Open in Colab" badges point, a README for
-students with the same badges, a requirements.txt for their own machines and a .gitignore. The
-notebooks fetch nothing from either repository at run time (networks and stories come from the
-Hugging Face hub), so nothing else is needed.
+students with the same badges, a requirements.txt for their own machines, a .gitignore, and
+`drawing_reader.py` (`reader_text`): the recorder of what cells draw and print and its description in
+words, which the notebooks' set-up cell fetches so that each drawing's test cell shows the student
+what the autograder's reader finds (it decides nothing). Networks and stories come from the Hugging
+Face hub.
 
 The notebooks are generated afresh from source/ (the same bytes as `release`), and every file is
 checked before anything is written: no solution or hidden-test line of any source notebook, no
-solution or hidden-test marker, no Python file, nothing named like a course package.
+solution or hidden-test marker, no Python file but the reader, nothing named like a course package.
 """
+import ast
 import re
 import tempfile
 from pathlib import Path
@@ -24,6 +27,8 @@ COURSE_NAMES = ("maskdiff_solutions", "maskdiff_client", "source", "tests", "gra
                 "submitted", "feedback", "collected", "nbgrader_config")
 FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
                   notebooks.END_HIDDEN, "run_check", "maskdiff_solutions", "maskdiff_client")
+READER = "drawing_reader.py"  # what the set-up cells fetch (reader_url)
+READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
 GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
                    r"([^)\s]+\.ipynb)\)")
@@ -48,8 +53,9 @@ batched sampler. Along the way you chat with a real diffusion language model and
 4. **Run the whole notebook, top to bottom, before you hand it in.** The autograder runs it again
    (with smaller experiments) and grades each plot or printout you are asked for by reading what your
    cell drew or printed: its curves, bars, axes, labels and legend, compared with fresh runs of your
-   own functions (the cell after each plot says what it reads). Draw them with matplotlib, from your
-   functions. Your written answers are graded by a person.
+   own functions (the cell after each plot says what it reads, and prints what the reader finds in
+   your figure or printout: if it misses something you drew, draw it more plainly). Draw them with
+   matplotlib, from your functions. Your written answers are graded by a person.
 5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*).
 
 Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
@@ -95,6 +101,48 @@ def student_requirements(course):
         "\n".join(kept + ["jupyter"]) + "\n"
 
 
+def reader_url(course):
+    """Where the notebooks' set-up cell fetches the reader: the students' repository, raw."""
+    return f"https://raw.githubusercontent.com/{course.public_repository}/{course.public_branch}/{READER}"
+
+
+def without_docstring(text):
+    """A module's text less its docstring (ours name the course's private parts)."""
+    body = ast.parse(text).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        lines = text.splitlines(keepends=True)
+        return "".join(lines[body[0].end_lineno:]).lstrip("\n")
+    return text
+
+
+def top_level_names(text):
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def reader_text():
+    """drawing_reader.py: maskdiff_client's recorder (drawn.py) and its description (seen.py) verbatim,
+    less their docstrings, as one module that starts recording when imported in IPython."""
+    folder = Path(__file__).resolve().parents[2] / "maskdiff_client"
+    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
+    clash = set.intersection(*(top_level_names(part) for part in parts)) - {"np"}
+    if clash:  # one module: a name defined in both would replace the recorder's own
+        raise CourseError(f"maskdiff_client's {' and '.join(READER_PARTS)} both define {sorted(clash)}")
+    return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
+            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x. The\n'
+            'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
+            + "\n\n# ---- the recorder ----\n" + parts[0] + "\n\n# ---- its description ----\n" + parts[1]
+            + "\n\ninstall()\n")
+
+
 def build(course, scratch):
     """{relative path: text} of the students' repository (the notebooks generated afresh)."""
     built = generate(course, Path(scratch) / "release", Path(scratch) / "workspace")
@@ -108,6 +156,7 @@ def build(course, scratch):
                                                gpu=" and ".join(GPU_NOTEBOOKS))
     files["requirements.txt"] = student_requirements(course)
     files[".gitignore"] = STUDENT_IGNORE
+    files[READER] = reader_text()
     return files
 
 
@@ -117,7 +166,7 @@ def leaks(course, files):
     secret = notebooks.secret_lines(*(notebooks.read(course.source_dir / name) for name in course.notebooks()))
     for relative, text in files.items():
         parts = Path(relative).parts
-        if Path(relative).suffix in (".py", ".pyc", ".db", ".sqlite") or any(
+        if Path(relative).suffix in (".py", ".pyc", ".db", ".sqlite") and relative != READER or any(
                 part.startswith(COURSE_NAMES) for part in parts):
             found.append(f"{relative}: a file the students' repository never holds")
         for marker in FORBIDDEN_TEXT:

@@ -40,6 +40,10 @@ def text(report):
         share = passed / graded
         lines.append(f"  {notebook + '/' + test:<{width}} {'#' * round(BAR * share):<{BAR}} "
                      f"{passed:>3}/{graded:<3} {share:5.0%}")
+    review = sum(len(row.review.split()) for row in report.rows)
+    if review:
+        lines.append(f"{review} drawing{'s' * (review != 1)} to review: the reader could not decide; a person "
+                     f"grades them in formgrader, then `python -m maskdiff_solutions export`")
     statuses = Counter(row.status for row in report.rows)
     lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     if report.answers_optional:

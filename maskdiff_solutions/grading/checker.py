@@ -213,7 +213,8 @@ class Checker:
             self._incident(name, channel.breach)
         if channel.dead:
             raise wire.PeerClosed(channel.dead)
-        channel.send({"op": "verdict", "passed": outcome.passed, "message": outcome.message})
+        channel.send({"op": "verdict", "passed": outcome.passed, "review": outcome.review,
+                      "message": outcome.message})
 
     def _refusal(self, name, message):
         if message.get("protocol") != PROTOCOL:

@@ -2,10 +2,12 @@
 JSON job per line on stdin ({"socket", "function", "checks"} and "source", or "reference": true),
 defines the function the way a notebook would (the mutant catalog's namespace) or takes the
 reference's, runs each check through maskdiff_client.run_check against the checker at "socket", and
-prints one JSON line of [check, passed, message] results. A job with "notebook" runs a plot cell instead:
+prints one JSON line of [check, passed, message] results (a check that raised nothing: what it
+printed other than "[check] passed", such as a review's note). A job with "notebook" runs a plot cell instead:
 the notebook's cells before "function" (its grade_id) run first (tests/support/cells.py), then
 "source" (or the reference's cell), and each check gets `last_cell()` and the functions it names."""
 import contextlib
+import io
 import json
 import os
 import sys
@@ -28,10 +30,11 @@ def main():
             function = Mutant(job["function"], "job", job["source"], ()).load()
         results = []
         for name in job["checks"]:
+            printed = io.StringIO()
             try:
-                with contextlib.redirect_stdout(sys.stderr):  # "[name] passed" lines
+                with contextlib.redirect_stdout(printed):  # "[name] passed", or a review's note
                     run_check(name, function)
-                results.append([name, True, ""])
+                results.append([name, True, "" if printed.getvalue() == f"[{name}] passed\n" else printed.getvalue()])
             except GradingFailure as failure:
                 results.append([name, False, str(failure)])
         print(json.dumps(results), flush=True)

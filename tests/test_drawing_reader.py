@@ -1,0 +1,89 @@
+"""Students see what the reader sees: a drawing's test cell prints what the autograder's reader finds
+in the drawing cell (maskdiff_client/seen.py), also on Colab, where the hidden package is absent and
+the set-up cell fetches `drawing_reader.py` (course/publish.py `reader_text`) from the students'
+repository. The description decides nothing."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from maskdiff_client import seen
+from maskdiff_solutions.course import notebooks, publish
+
+BLOCK = textwrap.dedent("""
+    import sys
+    class Hidden:  # a student's Colab: neither course package can be imported
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("maskdiff_solutions", "maskdiff_client"):
+                raise ImportError(f"No module named {name!r}")
+    sys.meta_path.insert(0, Hidden())
+""")
+
+RUN = textwrap.dedent("""
+    import json, sys
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    outputs = []
+    for source in json.load(open("cells.json")):
+        result = shell.run_cell(source)
+        outputs.append(result.success)
+    print("CELLS_OK", json.dumps(outputs))
+""")
+
+
+def cell(nb, grade_id):
+    return next(c.source for c in nb.cells if notebooks.grade_id(c) == grade_id)
+
+
+def test_a_drawings_test_cell_prints_the_description_without_the_course_packages(course, tmp_path):
+    release = notebooks.read(course.release_dir / "01_noise_for_words.ipynb")
+    assert publish.reader_url(course) in cell(release, "setup")
+    (tmp_path / publish.READER).write_text(publish.reader_text())  # what the set-up cell fetches
+    drawing = ("import matplotlib.pyplot as plt\n"
+               "plt.plot(range(51), [1 - t / 50 for t in range(51)], label='alpha_bar')\n"
+               "plt.axhline(0.5, color='k')\nplt.xlabel('step t')\nplt.legend()\nplt.show()")
+    cells = [cell(release, "setup"), drawing, "print('scratch')",  # a scratch cell in between
+             cell(release, "test_plot_schedule"), "print('t =  0  the cat sat')\nprint('t =  1  the [M] sat')",
+             cell(release, "test_show_dissolution")]
+    (tmp_path / "cells.json").write_text(json.dumps(cells))
+    (tmp_path / "run.py").write_text(BLOCK + RUN)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MASKDIFF_CHECKER")}
+    done = subprocess.run([sys.executable, "run.py"], cwd=tmp_path, env={**env, "MPLBACKEND": "Agg"},
+                          capture_output=True, text=True, timeout=300)
+    out = done.stdout
+    assert "CELLS_OK [true, true, true, true, true, true]" in out, (out[-3000:], done.stderr[-3000:])
+    assert "What the autograder's reader finds in plot_schedule:" in out
+    assert "a curve of 51 points labelled 'alpha_bar'" in out and "a horizontal line at y = 0.5" in out
+    assert "x label 'step t'" in out and "legend: 'alpha_bar'" in out
+    assert "What the autograder's reader finds in show_dissolution:" in out and "printout: 2 lines" in out
+    assert "passed" not in out and "fail" not in out.lower()  # no verdict
+
+
+def test_histogram_heights_tell_the_runs_behind_them():
+    counts = np.array([3, 5, 2, 0])
+    assert seen.runs_behind(counts) == 10
+    assert seen.runs_behind(counts / 10) == 10 and seen.runs_behind(counts * 10.0) == 100  # % of 10 runs
+    assert seen.runs_behind(np.array([0.5, 0.25, 0.25])) == 4
+    assert seen.runs_behind(np.array([np.pi / 10, 1 - np.pi / 10])) is None  # not whole counts of any number
+    assert seen.runs_behind(np.array([-1.0, 2.0])) is None
+
+
+def test_every_kind_of_artist_is_described():
+    ax = {"xscale": "log", "yscale": "log", "xlabel": "", "ylabel": "p", "title": "", "legend": [],
+          "lines": [], "texts": ["note"], "steps": [{"values": [1, 2], "edges": [0, 1, 2], "label": "runs"}],
+          "bars": [{"x": [0.6, 1.6], "width": [0.8, 0.8], "bottom": [0, 0], "height": [0.25, 0.75],
+                    "label": "fast", "orientation": "vertical"}],
+          "polygons": [], "points": [{"x": [1, 2], "y": [3, 4], "label": "_child0"}],
+          "segments": [{"segments": [[[0, 0], [0, 1]]], "label": ""}], "axlines": [{"slope": -1}]}
+    text = seen.describe({"figures": [{"axes": [ax], "suptitle": ""}], "printed": ""}, "plot_x")
+    for words in ("log x, log y", "2 bars labelled 'fast' at 1 to 2", "fractions of 4 runs",
+                  "a stepped histogram of 2 bins labelled 'runs'", "2 scattered points (no label)",
+                  "1 line segments", "1 artist(s) of kind 'axlines'", "text: 'note'"):
+        assert words in text, (words, text)
+    assert "nothing: no figure and no printout" in seen.describe({"figures": [], "printed": ""})
+    mean = {**ax, "lines": [{"x": [0, 1, 2], "y": [0.1, 0.35, 0.5], "label": "mean", "in_data": True}]}
+    assert "every y a whole multiple of 1/20" in seen.describe({"figures": [{"axes": [mean]}]})
