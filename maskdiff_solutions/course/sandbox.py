@@ -120,10 +120,36 @@ def available():
                        "--dev", "/dev"] + ([] if os.geteuid() == 0 else ["--unshare-user"]) + ["true"]
             try:
                 done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-                _probed["answer"] = (done.returncode == 0, done.stderr.strip()[-300:])
+                said = done.stderr.strip()[-300:]
+                _probed["answer"] = (done.returncode == 0, said + missing_setting(said) if done.returncode else said)
             except (OSError, subprocess.TimeoutExpired) as err:
                 _probed["answer"] = (False, str(err))
     return _probed["answer"]
+
+
+# What bubblewrap says when a container's security settings forbid it, and the setting that allows it
+# (README: "Grading in a container").
+CONTAINER_SETTINGS = (
+    (("No permissions to creat", "Creating new namespace failed", "setting up uid map", "unshare"),
+     "new namespaces are forbidden: in Docker run with --security-opt seccomp=unconfined (Kubernetes: "
+     "securityContext.seccompProfile.type: Unconfined); on the host, unprivileged user namespaces must be "
+     "on (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, and on Ubuntu 23.10+ "
+     "kernel.apparmor_restrict_unprivileged_userns=0)"),
+    (("mount proc",),
+     "the container's /proc is masked: in Docker run with --security-opt systempaths=unconfined "
+     "(Kubernetes: securityContext.procMount: Unmasked)"),
+    (("make / slave", "mount", "pivot_root", "remount"),
+     "mounts are forbidden: in Docker run with --security-opt apparmor=unconfined (Kubernetes: "
+     "securityContext.appArmorProfile.type: Unconfined)"),
+)
+
+
+def missing_setting(said):
+    """The container setting that bubblewrap's complaint points to ("" if none is recognised)."""
+    for marks, setting in CONTAINER_SETTINGS:
+        if any(mark.lower() in said.lower() for mark in marks):
+            return f" ({setting})"
+    return ""
 
 
 def resolve_mode(mode):
