@@ -97,6 +97,14 @@ def test_a_second_run_on_the_same_workspace_refuses_and_writes_nothing(course, t
         pass
 
 
+def test_export_does_not_rewrite_a_workspace_being_graded(course, tmp_path):
+    from maskdiff_solutions.course.export import export
+    (tmp_path / CSV_NAME).write_text("")
+    (tmp_path / "gradebook.db").write_text("")
+    with workspace_lock.hold(tmp_path), pytest.raises(workspace_lock.WorkspaceBusy, match="another grading run"):
+        export(course, tmp_path)
+
+
 def result(student, status="graded", score=3.0, best=3.0, reason=""):
     return student, StudentResult(student, [Row(student, "01_noise_for_words", status, score, best, reason=reason)])
 
