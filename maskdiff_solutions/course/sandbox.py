@@ -535,7 +535,9 @@ class KernelSandbox:
                  f'cd {WORK} && exec "$@"{quiet} </dev/null')
         inner += ["--", "sh", "-c", start, "sh"] + list(argv)
         join = "".join(f"echo $$ > {shlex.quote(str(p))} || exit 97; " for p in self.cgroup.procs)
-        return ["sh", "-c", join + 'exec "$@"', "sh"] + args + inner
+        # bubblewrap's own process is the sandbox's pid 1, with the environment it was started with,
+        # readable in /proc/1/environ to a kernel of the same uid (a non-root grader's): start it with none
+        return ["env", "-i", "sh", "-c", join + 'exec "$@"', "sh"] + args + inner
 
     def close(self):
         self.cgroup.close()
