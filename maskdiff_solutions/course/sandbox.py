@@ -435,6 +435,16 @@ def _own_v2_group():
     return ""
 
 
+def nproc_per_user_namespace():
+    """Linux 5.14 and later count RLIMIT_NPROC per user namespace: a non-root grader's sandbox (a user
+    namespace of its own) then caps its own processes, not all of the instructor's."""
+    release = os.uname().release.split("-")[0].split(".")
+    try:
+        return (int(release[0]), int(release[1])) >= (5, 14)
+    except (IndexError, ValueError):
+        return False
+
+
 # ------------------------------------------------------------------------ the command
 
 class KernelSandbox:
@@ -525,8 +535,10 @@ class KernelSandbox:
         args += ["--chdir", HOME, "--"]
         inner = ["prlimit", f"--as={limits.address_space_mb * MiB}", f"--fsize={limits.file_size_mb * MiB}",
                  f"--nofile={limits.open_files}", f"--cpu={limits.cpu_seconds}", "--core=0"]
-        if self.root:  # per-uid process counts only mean something for a uid of its own
-            inner += [f"--nproc={limits.processes}", "--", "setpriv", f"--reuid={self.uid}",
+        if self.root or nproc_per_user_namespace():  # else it would count the instructor's own processes
+            inner += [f"--nproc={limits.processes}"]
+        if self.root:
+            inner += ["--", "setpriv", f"--reuid={self.uid}",
                       f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                       "--no-new-privs"]
         # the kernel's own stdout and stderr (what C code or os.write print) reach nobody
