@@ -301,18 +301,27 @@ class Lease:
             self._handle = self._legacy = None
 
 
+class _Handles(list):
+    def close(self):
+        for handle in self:
+            handle.close()
+
+
 def _legacy_lock(uid):
-    """The lock graders before this version took under TMPDIR, held too, so that one of them grading
-    beside (same TMPDIR) skips this uid instead of killing its processes; None if one holds it."""
-    folder = Path(tempfile.gettempdir()) / "maskdiff-sandbox-uids"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    handle = open(folder / f"{uid}.lock", "a")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return handle
-    except OSError:
-        handle.close()
-        return None
+    """The locks graders before this version took under their TMPDIR (mostly /tmp), held too, so that
+    one of them grading beside skips this uid instead of killing its processes; None if one holds it."""
+    held = _Handles()
+    for temp in sorted({tempfile.gettempdir(), "/tmp"}):
+        folder = Path(temp) / "maskdiff-sandbox-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        handle = open(folder / f"{uid}.lock", "a")
+        held.append(handle)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            held.close()
+            return None
+    return held
 
 
 def _uid_exists(uid):
