@@ -42,7 +42,7 @@ def graded_batch(course, awkward_batch, tmp_path_factory):
     report). tests/test_grading_batch.py shows that the number of jobs changes nothing."""
     from maskdiff_solutions.course.grade import grade
     workspace = tmp_path_factory.mktemp("grading")
-    report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False)
+    report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False, canary=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
 
 
@@ -66,4 +66,4 @@ def small_serial(course, small_batch, tmp_path_factory):
     every other way of grading must match."""
     from maskdiff_solutions.course.grade import grade
     workspace = tmp_path_factory.mktemp("serial")
-    return workspace, grade(course, small_batch, workspace, jobs=1, progress=False, notebooks=["01"])
+    return workspace, grade(course, small_batch, workspace, jobs=1, progress=False, notebooks=["01"], canary=False)

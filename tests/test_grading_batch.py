@@ -107,7 +107,7 @@ def test_two_jobs_give_the_same_results_as_one(course, small_batch, small_serial
     (notebook 01 only, which every case damages: the whole batch is graded by graded_batch)."""
     one, serial = small_serial
     two = tmp_path / "jobs2"
-    parallel = grade(course, small_batch, two, jobs=2, progress=False, notebooks=["01"])
+    parallel = grade(course, small_batch, two, jobs=2, progress=False, notebooks=["01"], canary=False)
     assert_same_grading(one, serial, two, parallel)
 
 
@@ -118,8 +118,8 @@ def test_notebooks_at_once_give_the_same_results_as_one_at_a_time(course, small_
     for student in ("reference", "buggy", "kernel_death"):
         shutil.copytree(small_batch / student, folder / student, symlinks=True)
     one, two = tmp_path / "one", tmp_path / "two"
-    serial = grade(course, folder, one, progress=False, notebooks=["01", "05"], notebook_jobs=1)
-    parallel = grade(course, folder, two, progress=False, notebooks=["01", "05"], notebook_jobs=2)
+    serial = grade(course, folder, one, progress=False, notebooks=["01", "05"], notebook_jobs=1, canary=False)
+    parallel = grade(course, folder, two, progress=False, notebooks=["01", "05"], notebook_jobs=2, canary=False)
     assert_same_grading(one, serial, two, parallel)
     assert {row.notebook for row in serial.rows if row.status == "graded"} == {"01_noise_for_words",
                                                                                "05_sampler_internals"}
@@ -180,7 +180,7 @@ def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_p
             raise OSError("disk full")
         return real(course_root, template, student, *rest)
     monkeypatch.setattr(grading, "grade_student", fragile)
-    report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False)
+    report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, canary=False)
     assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
     assert all("grading crashed: OSError: disk full" in row.reason
                for row in report.rows if row.student == "a")
@@ -190,7 +190,7 @@ def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, c
     for student in ("a", "b"):
         (tmp_path / "collected" / student).mkdir(parents=True)
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
-                       "--workspace", str(tmp_path / "ws"), "--jobs", "2"])
+                       "--workspace", str(tmp_path / "ws"), "--jobs", "2", "--no-canary"])
     out = capsys.readouterr().out
     missing = 2 * len(course.notebooks())  # two empty folders, every notebook missing
     assert status == 0 and f"statuses: missing {missing}" in out and "autograded totals" in out
@@ -200,7 +200,7 @@ def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, c
 
 def test_grading_one_notebook_reports_only_it(course, tmp_path):
     (tmp_path / "collected" / "a").mkdir(parents=True)
-    report = grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, notebooks=["02"])
+    report = grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, notebooks=["02"], canary=False)
     assert [(row.student, row.notebook, row.status) for row in report.rows] == [("a", "02_undiffusing", "missing")]
 
 

@@ -18,6 +18,9 @@ from tests.support.pages import active, formgrader_view
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 STEM = "01_noise_for_words"
+# What the README's threat model says a non-root grader's sandbox cannot stop (its kernel owns its own
+# folder); that it steals nothing is still checked.
+NON_ROOT_CAN = {"swap_kernel_sockets"}
 @pytest.fixture(scope="module")
 def red_team(course, tmp_path_factory):
     works, why = available()
@@ -54,7 +57,7 @@ def test_no_attack_steals_a_mark(red_team, attack):
     assert not row["review"], row  # only the checker sends a drawing to a person
     if attack.keeps_honest:
         assert float(row["auto_score"]) == HONEST[attack.base], row
-    if attack.tells:
+    if attack.tells and not (os.geteuid() != 0 and attack.name in NON_ROOT_CAN):
         graded = notebooks.read(red_team["workspace"] / "autograded" / attack.name / "maskdiff" / f"{STEM}.ipynb")
         printed = [str(output) for cell in graded.cells for output in cell.get("outputs", [])]
         assert not any(attack.tells in text for text in printed), f"{attack.name} worked"

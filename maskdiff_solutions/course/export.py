@@ -14,6 +14,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from . import workspace_lock
 from .answers import automatic_only, make_optional
 from .feedback import generate_feedback
 from .grade import CSV_NAME, Row, scores, write_csv
@@ -45,6 +46,7 @@ def export(course, workspace=None):
         if not needed.is_file():
             raise FileNotFoundError(f"no {needed.name} in {workspace}: grade first "
                                     f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
+    held = workspace_lock.hold(workspace)  # noqa: F841 - not while a grading run writes there
     rows = read_csv(path)
     if course.answers_optional:  # also when the course made its answers optional after grading
         make_optional(db, course.assignment)

@@ -49,6 +49,8 @@ from .feedback import generate_feedback
 from .layout import PACKAGE_PARENT, Course
 from .release import failure, generate, nbgrader_errors
 from .sandbox import Settings, configured_limits, resolve_mode
+from . import workspace_lock
+from .canary import STUDENT, gate, notebooks_to_prove, submission
 
 CSV_NAME = "grades-by-notebook.csv"  # not nbgrader's grades.csv: `nbgrader export` writes that one
 HIDDEN_PACKAGE = "maskdiff_solutions"
@@ -503,13 +505,15 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
-          executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None):
+          executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
+          canary=True):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
     whose submission and course inputs are unchanged since the last grading keep their results.
     notebook_jobs: each student's notebooks autograded at once (None: the cores per student; on a
-    Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs."""
+    Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs.
+    canary: grade the reference solution first, and nobody unless it gets full marks (course/canary.py)."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
@@ -519,6 +523,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
+    held = workspace_lock.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
@@ -538,11 +543,18 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         bar = Progress({student: Path(args[4]) for student, args in tasks.items()}, len(selected),
                        course.assignment, progress)
         merging = 0.0
+        if canary and tasks:  # first in line: it runs beside the first students
+            proved = notebooks_to_prove(selected, [batch[student] for student in tasks])
+            folder = submission(course, Path(scratch) / "canary", proved)
+            first = next(iter(tasks.values()))
+            tasks = {STUDENT: first[:2] + (STUDENT, str(folder), str(Path(scratch) / STUDENT)) + first[5:8]
+                     + (proved,) + first[9:], **tasks}
         if executor == "dask":
             from . import cluster
             stream = cluster.run(tasks, course, template, scheduler, retries, timeout)
         else:
             stream = _run(tasks, jobs)
+        stream = gate(stream) if canary and tasks else stream
         try:
             for student, result in stream:
                 started = time.perf_counter()
@@ -646,12 +658,15 @@ def _run(tasks, jobs):
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         futures = {pool.submit(grade_student, *args): student for student, args in tasks.items()}
-        for future in as_completed(futures):
-            student = futures[future]
-            try:
-                yield student, future.result()
-            except Exception as err:  # noqa: BLE001 - a crashed worker included
-                yield student, crashed(tasks[student], err)
+        try:
+            for future in as_completed(futures):
+                student = futures[future]
+                try:
+                    yield student, future.result()
+                except Exception as err:  # noqa: BLE001 - a crashed worker included
+                    yield student, crashed(tasks[student], err)
+        finally:  # a batch stopped early (a failed canary) grades nobody more
+            pool.shutdown(cancel_futures=True)
 
 
 def crashed(args, err):

@@ -13,6 +13,9 @@ The handed-in outputs are the student's JSON, not a kernel's: each goes through 
 (text and checked images only, cut to size) and the cell and the notebook have budgets of their own.
 Student markdown cells are made inert the same way (`inert.inert_markdown`).
 """
+import stat
+from pathlib import Path
+
 from nbformat.v4 import new_output
 
 from . import inert, notebooks
@@ -103,5 +106,7 @@ def carry(graded_path, handed_in_path, release_path, reviews=None):
         first = [label(REVIEW_DRAWING_LABEL)] if name in drawings else []
         cell.outputs = [*first, label(STUDENT_LABEL if own else NO_OUTPUT_LABEL), *own, label(RERUN_LABEL), *rerun]
         carried.append(name)
+    # nbgrader leaves graded notebooks read-only (0444), which only root may ignore
+    Path(graded_path).chmod(Path(graded_path).stat().st_mode | stat.S_IWUSR)
     notebooks.write(graded, graded_path)
     return carried

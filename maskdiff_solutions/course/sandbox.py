@@ -15,10 +15,12 @@ import errno
 import fcntl
 import os
 import pwd
+import secrets
 import shlex
 import shutil
 import signal
 import site
+import stat
 import subprocess
 import sys
 import tempfile
@@ -38,6 +40,7 @@ CLIENT_DIR = Path(maskdiff_client.__file__).resolve().parent
 HOME, WORK, HANDIN, CHECKER_DIR, OPT = "/home/student", "/home/student/work", "/handin", "/run/maskdiff", "/opt/maskdiff"
 UIDS = range(61000, 61256)   # root graders run each sandbox as one of these (unused) uids
 MiB = 1 << 20
+SYSTEM = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")   # bound whole, read-only
 
 
 class SandboxError(RuntimeError):
@@ -117,10 +120,36 @@ def available():
                        "--dev", "/dev"] + ([] if os.geteuid() == 0 else ["--unshare-user"]) + ["true"]
             try:
                 done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-                _probed["answer"] = (done.returncode == 0, done.stderr.strip()[-300:])
+                said = done.stderr.strip()[-300:]
+                _probed["answer"] = (done.returncode == 0, said + missing_setting(said) if done.returncode else said)
             except (OSError, subprocess.TimeoutExpired) as err:
                 _probed["answer"] = (False, str(err))
     return _probed["answer"]
+
+
+# What bubblewrap says when a container's security settings forbid it, and the setting that allows it
+# (README: "Grading in a container").
+CONTAINER_SETTINGS = (
+    (("No permissions to creat", "Creating new namespace failed", "setting up uid map", "unshare"),
+     "new namespaces are forbidden: in Docker run with --security-opt seccomp=unconfined (Kubernetes: "
+     "securityContext.seccompProfile.type: Unconfined); on the host, unprivileged user namespaces must be "
+     "on (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, and on Ubuntu 23.10+ "
+     "kernel.apparmor_restrict_unprivileged_userns=0)"),
+    (("mount proc",),
+     "the container's /proc is masked: in Docker run with --security-opt systempaths=unconfined "
+     "(Kubernetes: securityContext.procMount: Unmasked)"),
+    (("make / slave", "mount", "pivot_root", "remount"),
+     "mounts are forbidden: in Docker run with --security-opt apparmor=unconfined (Kubernetes: "
+     "securityContext.appArmorProfile.type: Unconfined)"),
+)
+
+
+def missing_setting(said):
+    """The container setting that bubblewrap's complaint points to ("" if none is recognised)."""
+    for marks, setting in CONTAINER_SETTINGS:
+        if any(mark.lower() in said.lower() for mark in marks):
+            return f" ({setting})"
+    return ""
 
 
 def resolve_mode(mode):
@@ -151,10 +180,27 @@ def python_roots():
     user_site = Path(site.getusersitepackages())
     if user_site.is_dir():
         roots.add(user_site.resolve())
-    system = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")
-    kept = sorted(r for r in roots if not any(str(r) == s or str(r).startswith(s + "/") for s in system))
+    kept = sorted(r for r in roots if not _is_system(r))
     # a root inside another root is bound with it
     return [r for r in kept if not any(r != o and str(r).startswith(str(o) + "/") for o in kept)]
+
+
+def python_aliases():
+    """(real folder, path) for each Python folder the interpreter knows by a path through a symbolic
+    link (a venv in ~/envs where envs links to /data/envs): the kernel is started by that path, so
+    the sandbox shows the real folder there as well."""
+    known = {Path(os.path.abspath(p)) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                  sys.base_exec_prefix, Path(sys.executable).parent.parent)}
+    pairs = []
+    for path in sorted(known):
+        real = path.resolve()
+        if path != real and real.is_dir() and not _is_system(path):
+            pairs.append((real, path))
+    return pairs
+
+
+def _is_system(path):
+    return any(str(path) == s or str(path).startswith(s + "/") for s in SYSTEM)
 
 
 def hidden_package_dirs(roots):
@@ -194,35 +240,88 @@ def _dirs_for(path, made):
 
 # ------------------------------------------------------------------------ uids and cgroups
 
-class Lease:
-    """An unused uid held for one sandbox (root graders only), by a lock file; everything that runs
-    as it is killed when the lease ends."""
+LEASES = Path("/run/maskdiff")   # machine-wide (not under TMPDIR, which differs per job and per user)
 
-    folder = Path(tempfile.gettempdir()) / "maskdiff-sandbox-uids"
+
+def private_folder(path):
+    """`path`, made if missing: a real folder (not a link) of root's, that only root can enter."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o077:
+        raise SandboxError(f"{path} must be a folder of root's that only root can enter (chmod 700 {path})")
+    return path
+
+
+class Lease:
+    """An unused uid held for one sandbox (root graders only), for the whole machine: an flock on
+    /run/maskdiff/uids/UID.lock, which the kernel drops when the holder ends, crash included. A uid
+    is taken only if no account has it and no process runs as it, except the orphans of a holder
+    that crashed (its pid is still in the file): this lease then kills them. Processes of a uid
+    this grader does not hold are never touched."""
+
+    folder = LEASES / "uids"
 
     def __init__(self, base=UIDS.start):
-        self.uid, self._handle = None, None
-        self.folder.mkdir(mode=0o700, exist_ok=True)
+        self.uid, self._handle, self._legacy = None, None, None
+        private_folder(self.folder)
         for uid in range(base, base + len(UIDS)):
             if _uid_exists(uid):
                 continue
-            handle = open(self.folder / f"{uid}.lock", "w")
+            handle = open(self.folder / f"{uid}.lock", "a+")
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 handle.close()
                 continue
+            handle.seek(0)
+            crashed_holder = handle.read().strip()
+            legacy = _legacy_lock(uid)
+            if legacy is None or (_pids_of_user(uid) and not crashed_holder):
+                handle.close()          # an older grader's, or someone else's process (another tool)
+                legacy and legacy.close()
+                continue
+            kill_user(uid)              # the kernels a crashed grader may have left behind
+            self._legacy = legacy
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
             self.uid, self._handle = uid, handle
-            kill_user(uid)  # whatever an earlier holder left
             return
-        raise SandboxError(f"all {len(UIDS)} sandbox uids from {base} are in use")
+        raise SandboxError(f"all {len(UIDS)} sandbox uids from {base} are in use or run processes")
 
     def release(self):
         if self._handle is not None:
             kill_user(self.uid)
+            self._handle.truncate(0)    # a clean end: nothing of this uid is left to kill
+            self._handle.flush()
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
-            self._handle = None
+            self._legacy.close()
+            self._handle = self._legacy = None
+
+
+class _Handles(list):
+    def close(self):
+        for handle in self:
+            handle.close()
+
+
+def _legacy_lock(uid):
+    """The locks graders before this version took under their TMPDIR (mostly /tmp), held too, so that
+    one of them grading beside skips this uid instead of killing its processes; None if one holds it."""
+    held = _Handles()
+    for temp in sorted({tempfile.gettempdir(), "/tmp"}):
+        folder = Path(temp) / "maskdiff-sandbox-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        handle = open(folder / f"{uid}.lock", "a")
+        held.append(handle)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            held.close()
+            return None
+    return held
 
 
 def _uid_exists(uid):
@@ -257,9 +356,9 @@ def _pids_of_user(uid):
             status = (entry / "status").read_text()
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("Uid:") and int(line.split()[1]) == uid:
-                found.append(int(entry.name))
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
+            found.append(int(entry.name))  # a zombie runs nothing: its parent has yet to reap it
     return found
 
 
@@ -288,6 +387,7 @@ class Cgroup:
                 parent = base / _own_v2_group()
                 if {"memory", "pids"} <= set((parent / "cgroup.subtree_control").read_text().split()):
                     group = parent / name
+                    _remove_stale(group)
                     group.mkdir()
                     self.dirs.append(group)
                     (group / "memory.max").write_text(str(memory_bytes))
@@ -300,6 +400,7 @@ class Cgroup:
                     if not (base / controller / "cgroup.procs").is_file():
                         continue
                     group = base / controller / name
+                    _remove_stale(group)
                     group.mkdir()
                     self.dirs.append(group)
                     for key, value in settings.items():
@@ -319,11 +420,38 @@ class Cgroup:
         self.dirs = []
 
 
+def cgroup_name(lease_uid=None):
+    """Unique on the machine: a root grader's group is named for the uid it holds (a lease of its
+    own, so a group of that name can only be a crashed holder's); anyone else's, for its uid, pid
+    and a random part."""
+    if lease_uid is not None:
+        return f"maskdiff-uid{lease_uid}"
+    return f"maskdiff-{os.getuid()}-{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def _remove_stale(group):
+    """A group of this name is left over from a grader that crashed (the name is ours alone): kill
+    what still runs in it and remove it."""
+    if group.is_dir():
+        _kill_until_gone(lambda: _pids_in_group(group))
+        group.rmdir()
+
+
 def _own_v2_group():
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         if line.startswith("0::"):
             return line[3:].lstrip("/")
     return ""
+
+
+def nproc_per_user_namespace():
+    """Linux 5.14 and later count RLIMIT_NPROC per user namespace: a non-root grader's sandbox (a user
+    namespace of its own) then caps its own processes, not all of the instructor's."""
+    release = os.uname().release.split("-")[0].split(".")
+    try:
+        return (int(release[0]), int(release[1])) >= (5, 14)
+    except (IndexError, ValueError):
+        return False
 
 
 # ------------------------------------------------------------------------ the command
@@ -339,7 +467,7 @@ class KernelSandbox:
         self.folder = Path(tempfile.mkdtemp(prefix="mdk-"))  # short: Unix socket paths are short
         self.lease = Lease(self.settings.uid_base) if self.root else None
         self.uid = self.lease.uid if self.lease else os.getuid()
-        self.cgroup = Cgroup(f"maskdiff-{os.getpid()}-{self.folder.name}", self.limits.memory_mb * MiB,
+        self.cgroup = Cgroup(cgroup_name(self.lease.uid if self.lease else None), self.limits.memory_mb * MiB,
                              self.limits.processes)
         if self.root:
             os.chown(self.folder, self.uid, self.uid)
@@ -397,6 +525,10 @@ class KernelSandbox:
             args += _dirs_for(root, made) + ["--ro-bind", str(root), str(root)]
         for hidden in hidden_package_dirs(roots):
             args += ["--tmpfs", str(hidden)]
+        for real, alias in python_aliases():
+            args += _dirs_for(alias, made) + ["--ro-bind", str(real), str(alias)]
+            args += [arg for hidden in hidden_package_dirs([real])
+                     for arg in ("--tmpfs", str(alias / hidden.relative_to(real)))]
         args += ["--perms", "0755", "--dir", OPT, "--ro-bind", str(CLIENT_DIR), f"{OPT}/maskdiff_client"]
         if self.settings.cache and Path(self.settings.cache).is_dir():
             args += ["--ro-bind", str(self.settings.cache), f"{OPT}/cache"]
@@ -412,8 +544,10 @@ class KernelSandbox:
         args += ["--chdir", HOME, "--"]
         inner = ["prlimit", f"--as={limits.address_space_mb * MiB}", f"--fsize={limits.file_size_mb * MiB}",
                  f"--nofile={limits.open_files}", f"--cpu={limits.cpu_seconds}", "--core=0"]
-        if self.root:  # per-uid process counts only mean something for a uid of its own
-            inner += [f"--nproc={limits.processes}", "--", "setpriv", f"--reuid={self.uid}",
+        if self.root or nproc_per_user_namespace():  # else it would count the instructor's own processes
+            inner += [f"--nproc={limits.processes}"]
+        if self.root:
+            inner += ["--", "setpriv", f"--reuid={self.uid}",
                       f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                       "--no-new-privs"]
         # the kernel's own stdout and stderr (what C code or os.write print) reach nobody
@@ -422,7 +556,9 @@ class KernelSandbox:
                  f'cd {WORK} && exec "$@"{quiet} </dev/null')
         inner += ["--", "sh", "-c", start, "sh"] + list(argv)
         join = "".join(f"echo $$ > {shlex.quote(str(p))} || exit 97; " for p in self.cgroup.procs)
-        return ["sh", "-c", join + 'exec "$@"', "sh"] + args + inner
+        # bubblewrap's own process is the sandbox's pid 1, with the environment it was started with,
+        # readable in /proc/1/environ to a kernel of the same uid (a non-root grader's): start it with none
+        return ["env", "-i", "sh", "-c", join + 'exec "$@"', "sh"] + args + inner
 
     def close(self):
         self.cgroup.close()
