@@ -18,7 +18,7 @@ QUICK = bool(os.environ.get("NBGRADER_EXECUTION") or os.environ.get("CI"))  # th
 
 
 # --- notebook cell `training` (which imports time itself) -----------------------------------------
-QUICK_SECONDS = 5      # under the autograder Train stops after this long (and at least QUICK_MIN_STEPS)
+QUICK_SECONDS = 15     # under the autograder Train stops after this long (and at least QUICK_MIN_STEPS)
 QUICK_MIN_STEPS = 20
 
 

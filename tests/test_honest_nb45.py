@@ -67,26 +67,21 @@ def test_at_most_five_percent_go_to_review():
     if len(_outcomes) < len(CASES):
         pytest.skip("needs every honest alternative judged in this session")
     reviewed = [key for key, outcome in _outcomes.items() if outcome.review]
+    print(f"\nhonest alternatives of notebooks 04 and 05: {len(_outcomes)} judged, {len(reviewed)} to review: "
+          + "; ".join(f"{c}:{n}: {_outcomes[(c, n)].message}" for c, n in reviewed))
     assert len(reviewed) <= REVIEW_SHARE * len(CASES), reviewed
 
 
 @pytest.mark.parametrize("honest", nb04.PAGE_COUNTS, ids=lambda h: h.cell)
-def test_the_page_step_count_written_out_stops_in_time(honest):
+def test_the_page_step_count_written_out_stops_in_time_and_loses_nothing(honest):
     """The page's 1500 and 5000 steps written as numbers: under the grader Train stops after
-    QUICK_SECONDS (it says so), well inside the cell's 30 s, and the drawing keeps its marks (the
-    catalog test above judges it)."""
-    from maskdiff_solutions.model import QUICK_SECONDS
+    QUICK_SECONDS (and says so), inside the cell's 30 s, and the drawing keeps its marks."""
     ns = namespace(nb04.NOTEBOOK, honest.cell)
-    os.environ["NBGRADER_EXECUTION"] = "autograde"
-    try:
-        record = cells.run_cell(honest.source, ns)
-    finally:
-        os.environ.pop("NBGRADER_EXECUTION", None)
-    assert record.raised is None
-    losses = ns.get("story_losses", ns.get("losses"))
-    asked = 5000 if "5000" in honest.source else 1500
-    assert len(losses) == asked or f"quick mode: training stopped after {len(losses)} of {asked} steps " \
-        f"({QUICK_SECONDS} seconds)" in "".join(record.printed)
+    torch.manual_seed(0)
+    outcome = judge(honest.cell, honest.source, ns)
+    assert outcome.raised is None and outcome.passed, outcome.message
+    if "story_losses" in ns:   # 5000 steps of the story network cannot fit in 15 s on a CPU: it stopped
+        assert len(ns["story_losses"]) < 5000
 
 
 def test_the_page_promises_trains_stop_after_quick_seconds():

@@ -246,14 +246,18 @@ def plot_confidence(drawn, confidence_scores):
         # p(2nd) is at least the average of the other candidates: (1 - p(1st)) / (V - 1), with V at most
         # the largest story vocabulary (TinyStories': 2000 words and <unk>, the mask, the padding)
         runner_up = (1 - top) / (LARGEST_VOCABULARY - 1)
-        expect(bool(((margin <= top - runner_up + 1e-6) & (margin >= 2 * top - 1 - SLACK)).all()),
-               "the 'margin' panel does not fit the 'top' panel: p(1st) - p(2nd) lies between 2 p(1st) - 1 "
-               "and p(1st) at every position (is one panel another score, or another pass?)")
+        bad = np.flatnonzero(~((margin <= top - runner_up + 1e-6) & (margin >= 2 * top - 1 - SLACK)))
+        expect(not bad.size, f"the 'margin' panel does not fit the 'top' panel: at position {bad[0] if bad.size else 0} "
+                             f"they read {float(margin[bad[0]]) if bad.size else 0:.4g} and "
+                             f"{float(top[bad[0]]) if bad.size else 0:.4g}, but p(1st) - p(2nd) lies between "
+                             f"2 p(1st) - 1 and p(1st) at every position")
     if {"top", "neg_entropy"} <= right:
         bound = torch.log(torch.tensor(top).clamp(min=1e-12)).numpy()
-        expect(bool((negent <= bound + SLACK * max(1.0, float(abs(bound).max()))).all()),
-               "the 'neg_entropy' panel does not fit the 'top' panel: sum p log p is at most log p(1st) (an "
-               "entropy is at least -log of the top probability); is it the entropy, not minus it?")
+        bad = np.flatnonzero(~(negent <= bound + SLACK * max(1.0, float(abs(bound).max()))))
+        expect(not bad.size, f"the 'neg_entropy' panel does not fit the 'top' panel: at position "
+                             f"{bad[0] if bad.size else 0} it reads {float(negent[bad[0]]) if bad.size else 0:.4g}, "
+                             f"above log p(1st) = {float(bound[bad[0]]) if bad.size else 0:.4g}, but sum p log p is "
+                             f"at most log p(1st) (an entropy is at least -log of the top probability)")
 
 
 @check("show_worked_example")
