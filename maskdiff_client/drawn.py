@@ -189,9 +189,17 @@ def _text(value, limit=500):
 
 
 def _line(ax, line):
-    return {"x": _floats(line.get_xdata()), "y": _floats(line.get_ydata()), "label": _text(line.get_label()),
-            "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
-            "in_data": line.get_transform() is ax.transData}
+    # orig=False: the values after unit conversion (a categorical axis's names become 0, 1, 2, ...)
+    out = {"x": _floats(line.get_xdata(orig=False)), "y": _floats(line.get_ydata(orig=False)),
+           "label": _text(line.get_label()),
+           "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
+           "in_data": line.get_transform() is ax.transData}
+    if hasattr(line, "get_xy1") and hasattr(line, "get_slope"):  # ax.axline: two points of an endless line
+        (x1, y1), xy2, slope = line.get_xy1(), line.get_xy2(), line.get_slope()
+        if xy2 is None:
+            xy2 = (x1, y1 + 1.0) if slope is None or np.isinf(slope) else (x1 + 1.0, y1 + slope)
+        out.update(x=_floats([x1, xy2[0]]), y=_floats([y1, xy2[1]]), in_data=True, axline=True)
+    return out
 
 
 def _bars(patches, label="", orientation="vertical"):
@@ -201,13 +209,14 @@ def _bars(patches, label="", orientation="vertical"):
             "label": _text(label), "orientation": _text(orientation or "vertical", 20)}
 
 
-def _ticks(ax):
-    """The x ticks that carry a label (a bar chart of categories names its bars there)."""
+def _ticks(ax, axis="x"):
+    """The ticks of one axis that carry a label (a bar chart of categories names its bars there)."""
     try:
-        labels = ax.get_xticklabels()[:MAX_SERIES]
+        labels = (ax.get_xticklabels() if axis == "x" else ax.get_yticklabels())[:MAX_SERIES]
     except Exception:  # noqa: BLE001 - a formatter the student broke
         return {"at": _floats([]), "labels": []}
-    return {"at": _floats([t.get_position()[0] for t in labels]), "labels": [_text(t.get_text()) for t in labels]}
+    at = [t.get_position()[0 if axis == "x" else 1] for t in labels]
+    return {"at": _floats(at), "labels": [_text(t.get_text()) for t in labels]}
 
 
 def axes_data(ax):
@@ -222,7 +231,8 @@ def axes_data(ax):
            "lines": [_line(ax, line) for line in ax.get_lines()[:MAX_SERIES]],
            "bars": [], "steps": [], "polygons": [], "points": [], "segments": [],
            "texts": [_text(t.get_text()) for t in ax.texts[:MAX_SERIES]],
-           "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax)}
+           "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax),
+           "yticks": _ticks(ax, "y")}
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):

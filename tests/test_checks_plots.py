@@ -46,11 +46,15 @@ def _namespace(notebook, cell):
 
 
 def namespace(notebook, cell):
+    """A fresh copy of the namespace before the cell (see fresh_copy)."""
+    return fresh_copy(_namespace(notebook, cell))
+
+
+def fresh_copy(cached):
     """A fresh copy (tensors too, and the dicts and lists that hold them: a mutant that writes into its
     input must not reach the next test). Functions the notebook's cells defined are rebound to the
     copy, so that a helper of an earlier cell (notebook 02's `sentences`) calls the functions a test
     swapped in, as in a kernel."""
-    cached = _namespace(notebook, cell)
     ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (dict, list)) and k != "__builtins__"
           else v for k, v in cached.items()}
     for k, v in ns.items():

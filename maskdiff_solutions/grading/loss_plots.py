@@ -33,7 +33,7 @@ from .. import stats
 from ..corpus import MakeCorpus, StandInStories
 from ..toy import VOCAB as TOY_VOCAB, Encode, GuessX0_two as exact_guess
 from . import plots
-from .core import ALPHA, Failure, StudentError, check, expect
+from .core import ALPHA, Failure, Review, StudentError, check, expect
 from .loss import observe, sentences
 from .sampling import fixed_guesser
 
@@ -140,6 +140,12 @@ def floor_test(values, floor, alpha):
     return float(values.mean()), floor - math.sqrt(2 * m2 * math.log(1 / alpha) / k)
 
 
+def labelled(drawing, ax):
+    """Both axes of the loss plot named: on its own axes, or on a panel beside it (a shared axis)."""
+    return bool(ax.xlabel or any(a.xlabel for a in drawing.axes)) and \
+        bool(ax.ylabel or any(a.ylabel for a in drawing.axes))
+
+
 def loss_axes(drawing, levels, what):
     """The axes that holds a loss curve against the step, and which `levels` are drawn on it."""
     axes = drawing.need_axes(what)
@@ -167,7 +173,7 @@ def plot_two_sentence_loss(drawn, DiffusionLoss, SamplePInit_two):
                       f"{', '.join(f'{v:.3g}' for v in others)}; draw the entropy -0.8 log 0.8 - 0.2 log 0.2 "
                       f"= 0.50 (natural log) as a horizontal line" if others else
                       "draw the entropy 0.50 as a horizontal line (ax.axhline) on the loss plot")
-    expect(ax.xlabel and ax.ylabel, "label both axes of the loss plot (the training step, the loss)")
+    expect(labelled(drawing, ax), "label both axes of the loss plot (the training step, the loss)")
     if not reference_formula(DiffusionLoss) or not two_sentence_data(SamplePInit_two):
         return  # another loss, or other data, has another floor: the curve may show it faithfully
     late = history.y[-min(LATE, history.y.size // 2):]
@@ -194,7 +200,7 @@ def plot_story_loss(drawn, DiffusionLoss):
                       f"{no_idea:.2f} and the word frequencies' entropy {frequencies:.2f} for the text the "
                       f"notebook trained on ({size} tokens in the vocabulary; 7.6 and 5.4 on TinyStories); "
                       + (f"yours are at {', '.join(f'{v:.3g}' for v in drawn)}" if drawn else "yours has none"))
-    expect(ax.xlabel and ax.ylabel, "label both axes of the loss plot (the training step, the loss per token)")
+    expect(labelled(drawing, ax), "label both axes of the loss plot (the training step, the loss per token)")
     if not reference_formula(DiffusionLoss):
         return  # another loss has another scale: the curve may show it faithfully
     # An untrained network guesses about uniformly: its loss per token starts near log(V), and a curve
@@ -211,7 +217,48 @@ def plot_story_loss(drawn, DiffusionLoss):
 
 PATTERNS = ("_ _ _ _", "_ _ is alive", "the _ _ empty")
 CAT, BOX = TOY_VOCAB.index("cat"), TOY_VOCAB.index("box")
-PRINTED = 6e-4   # probabilities printed with 3 decimals
+
+
+DECIMAL = re.compile(r"(?<![\w.])(-?\d*\.\d+|-?\d+\.(?!\d))(?:e(-?\d+))?(\s*%)?")
+
+
+def printed_numbers(text):
+    """The decimal numbers of a text as (value, half of its last printed digit): 0.801 -> (0.801, 0.0005),
+    80.1% -> (0.801, 0.0005), and torch's "1." (a whole value printed without digits) -> exact."""
+    out = []
+    for match in DECIMAL.finditer(text):
+        digits, exponent, percent = match.groups()
+        value = float(digits) * 10.0 ** int(exponent or 0)
+        decimals = len(digits.split(".")[1]) - int(exponent or 0)
+        half = 0.5 * 10.0 ** -decimals if digits.split(".")[1] else 1e-6
+        if percent:
+            value, half = value / 100, half / 100
+        out.append((value, half + 1e-6))
+    return out
+
+
+def pattern_blocks(lines):
+    """For each sentence of PATTERNS, the printed text about it: its line and the lines after it, up to the
+    next line that names a sentence (a table row, or a sentence with its numbers on the lines below)."""
+    found = {}
+    named = [(i, [p for p in PATTERNS if re.search(rf"(^|[^\w_]){re.escape(p)}($|[^\w_])", line)])
+             for i, line in enumerate(lines)]
+    starts = [(i, ps) for i, ps in named if ps]
+    for k, (i, ps) in enumerate(starts):
+        stop = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
+        block = " \n ".join(lines[i:stop])
+        for p in ps:   # one line per word ("_ _ _ _ cat: ...", "_ _ _ _ box: ...") joins the same sentence
+            found[p] = found.get(p, "") + " \n " + block.replace(p, " ")
+    return found
+
+
+def _take(numbers, value):
+    """Remove from numbers the first one that, as printed, could be `value`; False if none."""
+    for i, (v, half) in enumerate(numbers):
+        if abs(v - value) <= half:
+            del numbers[i]
+            return True
+    return False
 
 
 @check("show_bayes_comparison")
@@ -220,14 +267,14 @@ def show_bayes_comparison(drawn, GuessX0_two):
     lines = plots.printed_lines(drawing.printed)
     expect(lines, "the cell above printed nothing; print a table of the probabilities of cat and box at "
                   "position 2, from GuessNet and from GuessX0_two, for the three sentences")
+    blocks = pattern_blocks(lines)
     theirs = GuessX0_two.calls([[Encode(p)] for p in PATTERNS])
     for pattern, result in zip(PATTERNS, theirs):
-        rows = [line for line in lines if re.search(rf"(^|[^\w_]){re.escape(pattern)}($|[^\w_])", line)]
-        expect(rows, f"your table has no line for {pattern!r}")
-        numbers = [float(v) for v in re.findall(r"-?\d*\.\d+|-?\d+(?:\.\d*)?(?:e-?\d+)?",
-                                                 rows[0].replace(pattern, " "))]
-        expect(len(numbers) >= 4, f"the line for {pattern!r} should show four probabilities (net: cat, box; "
-                                  f"Bayes: cat, box), it shows {len(numbers)} numbers")
+        expect(pattern in blocks, f"your printout has no line for {pattern!r} (sentences read: "
+                                  f"{sorted(blocks) or 'none'})")
+        numbers = printed_numbers(blocks[pattern])
+        expect(len(numbers) >= 4, f"the lines for {pattern!r} should show four probabilities (net: cat, box; "
+                                  f"Bayes: cat, box), they show {len(numbers)} decimal numbers")
         bayes = [exact_guess(Encode(pattern))[1][[CAT, BOX]].tolist()]
         try:
             p = torch.as_tensor(result[1]).float()
@@ -235,85 +282,86 @@ def show_bayes_comparison(drawn, GuessX0_two):
                 else None
         except (TypeError, ValueError, RuntimeError, IndexError):
             pass
-        pair = next((i for i in range(len(numbers) - 1) for b in bayes
-                     if abs(numbers[i] - b[0]) <= PRINTED and abs(numbers[i + 1] - b[1]) <= PRINTED), None)
-        expect(pair is not None, f"the line for {pattern!r} does not show the Bayes guess of cat and box at "
-                                 f"position 2 ({bayes[0][0]:.3f}, {bayes[0][1]:.3f} from your GuessX0_two): "
-                                 f"print GuessX0_two(x_t)[1] at cat and box")
-        rest = numbers[:pair] + numbers[pair + 2:]   # the network's two numbers are among these
-        pairs = [rest[i:i + 2] for i in range(len(rest) - 1)]
-        net = rest[-2:] if pair < 2 else rest[pair - 2:pair]
-        expect(any(all(-PRINTED <= v <= 1 + PRINTED for v in two) and sum(two) <= 1 + 2 * PRINTED
-                   for two in pairs),
-               f"the network's numbers for {pattern!r} ({', '.join(f'{v:.3g}' for v in net)}) are not "
-               f"probabilities of two different words: print GuessNet(x_t)[1] at cat and box")
-
-
-def _bar_values(data):
-    """Each axes' bar sets, vertical or horizontal, as the values they show (heights or widths)."""
-    out = []
-    figures = data.get("figures") if isinstance(data, dict) and isinstance(data.get("figures"), list) else []
-    for figure in figures:
-        for ax in (figure.get("axes") or []) if isinstance(figure, dict) else []:
-            sets = []
-            for bars in (ax.get("bars") or []) if isinstance(ax, dict) else []:
-                horizontal = bars.get("orientation") == "horizontal"
-                try:
-                    values = plots._array(bars.get("width" if horizontal else "height"), "a bar")
-                except Failure:
-                    continue
-                if values.size:
-                    sets.append(values)
-            marks = []
-            for line in (ax.get("lines") or []) + (ax.get("points") or []) if isinstance(ax, dict) else []:
-                for key in ("x", "y"):
-                    try:
-                        marks.append(plots._array(line.get(key), "a mark"))
-                    except Failure:
-                        pass
-            out.append((sets, marks))
-    return out
+        rest = None
+        for cat, box in bayes:
+            left = list(numbers)
+            if _take(left, cat) and _take(left, box):
+                rest = left
+                break
+        expect(rest is not None, f"the lines for {pattern!r} (numbers read: "
+                                 f"{', '.join(f'{v:.4g}' for v, _ in numbers)}) do not show the Bayes guess of cat "
+                                 f"and box at position 2 ({bayes[0][0]:.3f}, {bayes[0][1]:.3f} from your "
+                                 f"GuessX0_two): print GuessX0_two(x_t)[1] at cat and box")
+        outside = [v for v, half in rest if not -half <= v <= 1 + half]
+        expect(not outside and len(rest) >= 2,
+               f"the network's numbers for {pattern!r} ({', '.join(f'{v:.3g}' for v, _ in rest) or 'none'}) are "
+               f"not two probabilities between 0 and 1: print GuessNet(x_t)[1] at cat and box")
 
 
 def _has(values, wanted, tolerance):
     return all(np.any(np.abs(values - w) <= tolerance) for w in wanted)
 
 
+def _marks(ax, bars):
+    """Every value an axes shows beside a bar set: lines and points (both coordinates), horizontal and
+    vertical lines, stems, and the values of its other bar sets."""
+    marks = [v for s in ax.series if s is not bars and s.kind in ("line", "points") for v in (*s.x, *s.y)]
+    marks += [v for s in ax.series if s is not bars and s.kind == "bars" for v in s.y]
+    marks += list(ax.hlines) + [v for x, low, high in ax.vlines for v in (x, low, high)]
+    return np.asarray(marks, dtype=float)
+
+
+NET_TALLY = 1000          # the sentences the page asks for
+QUICK_TALLY = 200         # Tally's count of them under the grader: repeats(1000)
+
+
+def _bar_scale(values):
+    """(how the bars count, what one whole is on their scale): shares add up to 1, percentages to 100,
+    counts are whole numbers; None when they are none of these."""
+    total = float(values.sum())
+    if abs(total - 1) < 1e-3:
+        return "shares", 1.0
+    if abs(total - 100) < 0.1:
+        return "percentages", 100.0
+    if np.allclose(values, np.round(values)) and total >= 1:
+        return "counts", total
+    return None
+
+
 @check("plot_net_sentence_bars")
 def plot_net_sentence_bars(drawn):
-    data = drawn.drive("drawing")
-    plots.Drawing(data).need_axes("a bar chart of the sentences the trained network wrote")
+    drawing = plots.Drawing.of(drawn)
+    drawing.need_axes("a bar chart of the sentences the trained network wrote")
     problems = []
-    for sets, marks in _bar_values(data):
-        for values in sets:
-            counted = plots.counts_of(values)
-            if counted is None:
-                problems.append("your bars are not shares of the sentences you generated (no number of "
-                                "sentences makes them whole counts)")
-                continue
-            counts, runs = counted
-            shares = abs(values.sum() - 1) < 1e-3
-            if runs < 10 or (values.size <= 2 and _has(values, (0.8, 0.2), 1e-9)):
-                problems.append("your bars are p_init's 0.8 and 0.2 themselves: draw the shares of the "
-                                "sentences your network wrote")
-                continue
-            if not shares and not np.allclose(values, np.round(values)):
-                problems.append("your bars do not add up to 1: lump the rarer sentences together as "
-                                "'other' so that every sentence is counted")
-                continue
-            scale = 1.0 if shares else float(runs)
-            law = [0.8 * scale, 0.2 * scale]
-            if not any(_has(m, law, 1e-6 * scale) for m in marks) and \
-                    not any(_has(s, law, 1e-6 * scale) for s in sets if s is not values):
-                other = any(_has(m, (0.8, 0.2), 1e-6) or _has(m, (0.8 * runs, 0.2 * runs), 1e-6)
-                            for m in marks)
-                problems.append("p_init and your bars are on different scales: " +
-                                ("the bars are counts of sentences but p_init is drawn as probabilities "
-                                 "(draw the shares: counts / total)" if other else
-                                 "draw p_init (0.8 for 'the cat is alive', 0.2 for 'the box is empty') beside "
-                                 "the bars, on their scale"))
-                continue
-            return
+    for ax, bars in [(ax, s) for ax in drawing.axes for s in ax.series if s.kind == "bars"]:
+        values = np.nan_to_num(bars.y)
+        scale = _bar_scale(values)
+        counted = plots.counts_of(values / scale[1]) if scale else None
+        if scale is None or counted is None:
+            problems.append(f"your bars ({', '.join(f'{v:.3g}' for v in values[:8])}) do not add up to 1 (shares), "
+                            f"100 (percentages) or a whole number of sentences (counts): draw every sentence's "
+                            f"share, the rarer ones lumped together as 'other'")
+            continue
+        kind, whole = scale
+        counts, runs = counted
+        if runs < 10 or (values.size <= 2 and _has(values / whole, (0.8, 0.2), 1e-9)):
+            problems.append("your bars are p_init's 0.8 and 0.2 themselves: draw the shares of the "
+                            "sentences your network wrote")
+            continue
+        law = [0.8 * whole, 0.2 * whole]
+        marks = _marks(ax, bars)
+        if not _has(marks, law, 1e-6 * whole):
+            shown = ", ".join(f"{v:.3g}" for v in sorted(set(np.round(marks, 4)))[:8]) or "none"
+            problems.append(f"your bars are {kind} (adding up to {whole:g}), but p_init's 0.8 and 0.2 are not "
+                            f"marked on that scale ({law[0]:g} and {law[1]:g}) beside them; the marks read: {shown}")
+            continue
+        if kind == "counts" and runs < QUICK_TALLY:
+            raise Failure(f"your bars count {runs} sentences; generate {NET_TALLY} with Tally (it makes "
+                          f"{QUICK_TALLY} under the grader)")
+        if kind != "counts" and runs < QUICK_TALLY // 10:
+            raise Review(f"your shares are whole counts out of as few as {runs} sentences: the reader cannot "
+                         f"tell whether {NET_TALLY} sentences (Tally) are behind them")
+        return
     raise Failure(problems[0] if problems else "your figure has no bar chart of the sentences the trained "
                                                "network wrote")
 
@@ -323,9 +371,33 @@ def stories(text):
     prompt shown with its blanks."""
     out = []
     for line in plots.printed_lines(text):
-        tokens = line.split()
+        tokens = [t.strip('"') if len(t) > 1 else t for t in line.split()]   # a story printed in quotes
         if len(tokens) >= STORY and tokens[-STORY:].count("_") < 8:
             out.append(tokens[-STORY:])
+    return out
+
+
+SIZE_LINE = re.compile(r"param|size|weights|million|mio|\d\s*[mk]\b|\([mk]\)", re.I)
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:[,_ ]\d{3})+|\d+)(?:\.(\d+))?(?:e([+-]?\d+))?")
+
+
+def sizes_said(text):
+    """The parameter counts a printout may be giving, each with half its last printed digit: on a line
+    about the size, every number read as a count, in thousands and in millions (1318210, 1,318,210,
+    1.32M, 1.3 million, 1318 thousand, 1.318e+06)."""
+    out = []
+    for line in plots.printed_lines(text):
+        if not SIZE_LINE.search(line):
+            continue
+        for match in NUMBER.finditer(line):
+            whole, decimals, exponent = match.groups()
+            value = float(re.sub(r"[,_ ]", "", whole) + (f".{decimals}" if decimals else ""))
+            half = 0.5 * 10.0 ** -len(decimals or "")
+            if exponent:
+                value, half = value * 10.0 ** int(exponent), half * 10.0 ** int(exponent)
+                out.append((value, half + 1))
+                continue
+            out += [(value * unit, half * unit + 1) for unit in (1, 1e3, 1e6)]
     return out
 
 
@@ -338,11 +410,11 @@ def show_untrained_story(drawn, Undiffuse):
     drawing = plots.Drawing.of(drawn)
     expect(drawing.printed.strip(), "the cell above printed nothing; print the network's size and one story")
     sizes = [parameters_in_millions(standin_levels()[2]), parameters_in_millions(2002)]
-    said = [float(v) for line in plots.printed_lines(drawing.printed) if "million" in line.lower()
-            for v in re.findall(r"\d+\.\d+|\d+", line)]
-    expect(any(abs(v - s) <= 0.006 for v in said for s in sizes),
-           f"your printout does not give the network's size in millions of parameters ({sizes[0]:.2f} million "
-           f"for the stand-in vocabulary; {sizes[1]:.2f} for TinyStories'): print "
+    said = sizes_said(drawing.printed)
+    expect(any(abs(v - s * 1e6) <= half for v, half in said for s in sizes),
+           f"your printout does not give the network's size ({sizes[0]:.2f} million parameters for the stand-in "
+           f"vocabulary; {sizes[1]:.2f} million for TinyStories'); the sizes read: "
+           f"{', '.join(f'{v:,.0f}' for v, _ in said) or 'none'}: print "
            f"sum(p.numel() for p in net.parameters()) / 1e6")
     finishes = undiffuse_keeps(Undiffuse)[1]
     found = stories(drawing.printed) if finishes else \

@@ -59,29 +59,48 @@ class Axes:
         self.xlabel, self.ylabel, self.title = (_str(data.get(k)).strip() for k in ("xlabel", "ylabel", "title"))
         self.legend = [_str(t) for t in data.get("legend") or [] if isinstance(t, str)]
         self.xlim, self.ylim = (_limits(data.get(k)) for k in ("xlim", "ylim"))
-        ticks = data.get("xticks") if isinstance(data.get("xticks"), dict) else {}
-        at = _array(ticks.get("at", np.zeros(0)), "the ticks")
-        labels = [_str(t) for t in ticks.get("labels") or []]
-        self.xticks = {float(x): label.strip() for x, label in zip(at, labels) if label.strip()}
-        self.series, self.hlines = [], []
+        self.xticks, self.yticks = _tick_labels(data.get("xticks")), _tick_labels(data.get("yticks"))
+        self.series, self.hlines, self.vlines = [], [], []
         for line in data.get("lines") or []:
             x, y = _array(line.get("x"), "a line"), _array(line.get("y"), "a line")
             if x.size != y.size:
+                continue
+            if line.get("axline") and y.size == 2 and y[0] == y[1]:   # a flat ax.axline: a level
+                self.hlines.append(float(y[0]))
                 continue
             if not line.get("in_data"):        # axhline and friends: y in data, x in axes units
                 if y.size and np.allclose(y, y[0]):
                     self.hlines.append(float(y[0]))
                 continue
-            style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker"))}
+            style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker")),
+                     "axline": bool(line.get("axline"))}
             self.series.append(Series("line", x, y, _str(line.get("label")), style))
+        for segments in data.get("segments") or []:   # hlines, vlines, stem's stems
+            for segment in segments.get("segments") or [] if isinstance(segments, dict) else []:
+                try:
+                    segment = np.asarray(segment, dtype=float)
+                except (TypeError, ValueError):
+                    continue
+                if segment.shape != (2, 2) or not np.isfinite(segment).all():
+                    continue
+                (x0, y0), (x1, y1) = segment
+                if y0 == y1 and x0 != x1:
+                    self.hlines.append(float(y0))
+                elif x0 == x1 and y0 != y1:
+                    self.vlines.append((float(x0), min(y0, y1), max(y0, y1)))
         for bars in data.get("bars") or []:
             x, w = _array(bars.get("x"), "a bar"), _array(bars.get("width"), "a bar")
             h = _array(bars.get("height"), "a bar")
-            if x.size != w.size or x.size != h.size or not x.size:
+            bottom = _array(bars.get("bottom", np.zeros(x.size)), "a bar")
+            if x.size != w.size or x.size != h.size or x.size != bottom.size or not x.size:
                 continue
             if _str(bars.get("orientation")) == "horizontal":
+                # barh: the category runs along y (bottom, thickness = height), the value along x
+                self.series.append(Series("bars", bottom, x + w, _str(bars.get("label")),
+                                          {"width": h, "base": x, "horizontal": True}))
                 continue
-            self.series.append(Series("bars", x, h, _str(bars.get("label")), {"width": w}))
+            # a bar's value is where it ends: its height above a baseline (bottom=) if it has one
+            self.series.append(Series("bars", x, bottom + h, _str(bars.get("label")), {"width": w, "base": bottom}))
         for steps in data.get("steps") or []:
             values, edges = _array(steps.get("values"), "a histogram"), _array(steps.get("edges"), "a histogram")
             if edges.size == values.size + 1 and values.size:
@@ -98,6 +117,14 @@ class Axes:
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
+
+
+def _tick_labels(ticks):
+    """{position: label} of the ticks that carry a label."""
+    ticks = ticks if isinstance(ticks, dict) else {}
+    at = _array(ticks.get("at", np.zeros(0)), "the ticks")
+    labels = [_str(t) for t in ticks.get("labels") or []]
+    return {float(x): label.strip() for x, label in zip(at, labels) if label.strip()}
 
 
 def _limits(value):

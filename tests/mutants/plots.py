@@ -225,6 +225,12 @@ MUTANTS += [
     PlotMutant(NB04, "plot_net_sentence_bars", "rare_sentences_dropped",
                (("+ ([other / total] if other else [])", ""), ('+ (["other"] if other else [])', "")),
                ("plot_net_sentence_bars",)),
+    PlotMutant(NB04, "plot_net_sentence_bars", "fifty_sentences_counted",
+               (("outcomes = Tally(net_sentence, 1000)", "outcomes = Counter(Decode(net_sentence()) for _ in range(50))"),
+                ("shares = [outcomes[s] / total for s in top] + ([other / total] if other else [])",
+                 "shares = [outcomes[s] for s in top] + ([other] if other else [])"),
+                ("[truth.get(n, 0) for n in names]", "[truth.get(n, 0) * total for n in names]")),
+               ("plot_net_sentence_bars",)),
     # notebook 04: the untrained network's story
     PlotMutant(NB04, "show_untrained_story", "story_of_16_tokens",
                (("print(WriteStory(torch.full((32,), STORY_MASK), 32))", "print(WriteStory(torch.full((16,), STORY_MASK), 32))"),),

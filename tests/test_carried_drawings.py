@@ -1,0 +1,79 @@
+"""A carried cell left as the release's stub costs only the drawing cells that call it, and those are
+named beside it (issue 21, item 7; the README's carry-over rule).
+
+Each notebook with carried cells runs in this process, in order and in quick mode, with one carried
+cell stubbed (as the release hands it out: every function raises NotImplementedError). Test cells are
+skipped: their hidden checks hand the graded function reference inputs, and their visible asserts are
+proven stub-proof by tests/test_one_bug_once.py. Every drawing or printout cell runs as the reference
+wrote it and is judged by its check, as under the grader. The cells that lose must be among the ones
+that call a function of the stubbed cell directly, and the markdown above the carried cells must name
+exactly those (one bullet per earlier notebook: "without your notebook-N ...")."""
+import ast
+import os
+import re
+
+import pytest
+
+from maskdiff_solutions.course import notebooks as nbtools
+from tests.support import cells
+from tests.test_checks_plots import PLOT_CHECKS, judge
+from tests.test_one_bug_once import stubbed
+
+# Notebook 02's carried_from_01 and its drawing cells belong to the reader's side of issue 21.
+NOTEBOOKS = ["04_training.ipynb", "05_sampler_internals.ipynb"]
+
+
+def carried_cells(notebook):
+    return [c for c in cells.notebook_cells(notebook) if nbtools.is_carried(c)]
+
+
+def variants():
+    return [(nb, nbtools.grade_id(c)) for nb in NOTEBOOKS for c in carried_cells(nb)]
+
+
+def names_used(source):
+    return {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+
+
+def direct_callers(notebook, carried):
+    """The drawing cells whose reference source names a function of the carried cell."""
+    cell = next(c for c in carried_cells(notebook) if nbtools.grade_id(c) == carried)
+    functions = set(nbtools.defined_functions(cell.source))
+    return {nbtools.grade_id(c) for c in cells.notebook_cells(notebook)
+            if nbtools.grade_id(c) in PLOT_CHECKS and names_used(c.source) & functions}
+
+
+def listed_beside(notebook, carried):
+    """The drawing cells the markdown above the carried cells names for this one: backticked grade_ids
+    in its bullet "without your notebook-N ...", N the carried cell's notebook."""
+    notebook_cells = cells.notebook_cells(notebook)
+    first = next(i for i, c in enumerate(notebook_cells) if nbtools.is_carried(c))
+    text = notebook_cells[first - 1].source
+    number = int(carried.rsplit("_", 1)[1])
+    bullets = [b for b in re.split(r"\n\* ", text) if re.match(rf"without your notebook-{number}\b", b)]
+    assert len(bullets) == 1, f"{notebook}: no bullet 'without your notebook-{number} ...' above the carried cells"
+    return set(re.findall(r"`(\w+)`", bullets[0])) & set(PLOT_CHECKS)
+
+
+@pytest.mark.parametrize("notebook,carried", variants())
+def test_the_cells_a_stub_costs_are_named_beside_it(notebook, carried):
+    assert listed_beside(notebook, carried) == direct_callers(notebook, carried)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook,carried", variants())
+def test_a_stubbed_carried_cell_costs_only_its_direct_callers(notebook, carried, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    ns, lost = {"__name__": "__main__"}, {}
+    for cell in cells.notebook_cells(notebook):
+        gid = nbtools.grade_id(cell)
+        if cell.cell_type != "code" or nbtools.is_test(cell):
+            continue
+        if gid in PLOT_CHECKS:
+            outcome = judge(gid, cell.source, ns)
+            os.environ["NBGRADER_EXECUTION"] = "autograde"   # judge clears it after the cell
+            if not outcome.passed and not outcome.review:
+                lost[gid] = outcome.message
+            continue
+        cells.run_cell(stubbed(cell.source) if gid == carried else cell.source, ns)
+    assert set(lost) <= direct_callers(notebook, carried), lost
