@@ -163,9 +163,15 @@ def _text(value, limit=500):
 
 
 def _line(ax, line):
-    return {"x": _floats(line.get_xdata()), "y": _floats(line.get_ydata()), "label": _text(line.get_label()),
-            "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
-            "in_data": line.get_transform() is ax.transData}
+    out = {"x": _floats(line.get_xdata()), "y": _floats(line.get_ydata()), "label": _text(line.get_label()),
+           "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
+           "in_data": line.get_transform() is ax.transData}
+    if hasattr(line, "get_xy1") and hasattr(line, "get_slope"):  # ax.axline: two points of an endless line
+        (x1, y1), xy2, slope = line.get_xy1(), line.get_xy2(), line.get_slope()
+        if xy2 is None:
+            xy2 = (x1, y1 + 1.0) if slope is None or np.isinf(slope) else (x1 + 1.0, y1 + slope)
+        out.update(x=_floats([x1, xy2[0]]), y=_floats([y1, xy2[1]]), in_data=True, axline=True)
+    return out
 
 
 def _bars(patches, label="", orientation="vertical"):
@@ -175,18 +181,19 @@ def _bars(patches, label="", orientation="vertical"):
             "label": _text(label), "orientation": _text(orientation or "vertical", 20)}
 
 
-def _ticks(ax):
-    """The x ticks that carry a label (a bar chart of categories names its bars there)."""
+def _ticks(ax, axis="x"):
+    """The ticks of one axis that carry a label (a bar chart of categories names its bars there)."""
     try:
-        labels = ax.get_xticklabels()[:MAX_SERIES]
+        labels = (ax.get_xticklabels() if axis == "x" else ax.get_yticklabels())[:MAX_SERIES]
     except Exception:  # noqa: BLE001 - a formatter the student broke
         return {"at": _floats([]), "labels": []}
-    return {"at": _floats([t.get_position()[0] for t in labels]), "labels": [_text(t.get_text()) for t in labels]}
+    at = [t.get_position()[0 if axis == "x" else 1] for t in labels]
+    return {"at": _floats(at), "labels": [_text(t.get_text()) for t in labels]}
 
 
 def axes_data(ax):
     from matplotlib.collections import LineCollection, PathCollection
-    from matplotlib.container import BarContainer
+    from matplotlib.container import BarContainer, ErrorbarContainer, StemContainer
     from matplotlib.patches import Polygon, Rectangle, StepPatch
 
     legend = ax.get_legend()
@@ -196,7 +203,21 @@ def axes_data(ax):
            "lines": [_line(ax, line) for line in ax.get_lines()[:MAX_SERIES]],
            "bars": [], "steps": [], "polygons": [], "points": [], "segments": [],
            "texts": [_text(t.get_text()) for t in ax.texts[:MAX_SERIES]],
-           "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax)}
+           "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax),
+           "yticks": _ticks(ax, "y")}
+    # The parts of errorbar() and stem() that are not the data: caps and error bars, the stems under
+    # stem's markers (its markers are a line of their own). Kept, but marked with their role.
+    roles = {}
+    for container in ax.containers[:MAX_SERIES]:
+        if isinstance(container, ErrorbarContainer):
+            _, caps, barlines = container.lines
+            roles.update({id(a): "errorbar" for a in list(caps or ()) + list(barlines or ())})
+        elif isinstance(container, StemContainer):
+            roles[id(container.stemlines)] = "stem"
+            roles[id(container.baseline)] = "baseline"
+    for line, artist in zip(out["lines"], ax.get_lines()[:MAX_SERIES]):
+        if id(artist) in roles:
+            line["role"] = roles[id(artist)]
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):
@@ -223,7 +244,13 @@ def axes_data(ax):
         elif isinstance(collection, LineCollection):
             segments = [np.asarray(s, dtype=float) for s in collection.get_segments()[:MAX_POINTS]]
             out["segments"].append({"segments": [s for s in segments if s.ndim == 2 and s.shape[1] == 2],
-                                    "label": _text(collection.get_label())})
+                                    "label": _text(collection.get_label()),
+                                    "role": roles.get(id(collection), "")})
+    # What the reader does not understand (images, filled areas, pies, ...): a check that misses
+    # something may then only say it could not tell.
+    known = (PathCollection, LineCollection, Rectangle, StepPatch, Polygon)
+    out["unread"] = sorted({type(a).__name__ for a in list(ax.collections) + list(ax.patches) + list(ax.images)
+                            + list(ax.tables) if not isinstance(a, known)})[:MAX_SERIES]
     return out
 
 
