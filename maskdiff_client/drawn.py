@@ -221,7 +221,7 @@ def _ticks(ax, axis="x"):
 
 def axes_data(ax):
     from matplotlib.collections import LineCollection, PathCollection
-    from matplotlib.container import BarContainer
+    from matplotlib.container import BarContainer, ErrorbarContainer, StemContainer
     from matplotlib.patches import Polygon, Rectangle, StepPatch
 
     legend = ax.get_legend()
@@ -233,6 +233,19 @@ def axes_data(ax):
            "texts": [_text(t.get_text()) for t in ax.texts[:MAX_SERIES]],
            "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax),
            "yticks": _ticks(ax, "y")}
+    # The parts of errorbar() and stem() that are not the data: caps and error bars, the stems under
+    # stem's markers (its markers are a line of their own). Kept, but marked with their role.
+    roles = {}
+    for container in ax.containers[:MAX_SERIES]:
+        if isinstance(container, ErrorbarContainer):
+            _, caps, barlines = container.lines
+            roles.update({id(a): "errorbar" for a in list(caps or ()) + list(barlines or ())})
+        elif isinstance(container, StemContainer):
+            roles[id(container.stemlines)] = "stem"
+            roles[id(container.baseline)] = "baseline"
+    for line, artist in zip(out["lines"], ax.get_lines()[:MAX_SERIES]):
+        if id(artist) in roles:
+            line["role"] = roles[id(artist)]
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):
@@ -259,7 +272,13 @@ def axes_data(ax):
         elif isinstance(collection, LineCollection):
             segments = [np.asarray(s, dtype=float) for s in collection.get_segments()[:MAX_POINTS]]
             out["segments"].append({"segments": [s for s in segments if s.ndim == 2 and s.shape[1] == 2],
-                                    "label": _text(collection.get_label())})
+                                    "label": _text(collection.get_label()),
+                                    "role": roles.get(id(collection), "")})
+    # What the reader does not understand (images, filled areas, pies, ...): a check that misses
+    # something may then only say it could not tell.
+    known = (PathCollection, LineCollection, Rectangle, StepPatch, Polygon)
+    out["unread"] = sorted({type(a).__name__ for a in list(ax.collections) + list(ax.patches) + list(ax.images)
+                            + list(ax.tables) if not isinstance(a, known)})[:MAX_SERIES]
     return out
 
 

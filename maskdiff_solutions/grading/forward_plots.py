@@ -47,6 +47,16 @@ def require_labels(axes, what):
 IN_PLACE = "in place"
 
 
+def runs_asked(n):
+    """What `repeats(n)` gives under the autograder (quick mode): the fewest runs a task's n asks for."""
+    return max(100, n // 5)
+
+
+def _few(values, k=4):
+    values = [v for v in np.asarray(values, dtype=float) if np.isfinite(v) and v != 0][:k]
+    return ", ".join(f"{v:.4g}" for v in values) + ", ..."
+
+
 def masked_counts(outcomes, last):
     """Masked tokens in each run's sentence (the last of a history when `last`); None if the function
     raised or returned something that is not a sentence; IN_PLACE if it changed the x_0 it was given
@@ -74,30 +84,37 @@ def plot_schedule(drawn, MakeSchedule):
     steps = list(range(T + 1))
     straight = [1 - t / T for t in steps]
     seen = set()
-    for ax in axes:
-        for beta, alpha_bar in schedules(MakeSchedule, T):
-            beta, alpha_bar = padded(beta, T + 1), padded(alpha_bar, T + 1)
-            bs = [s for s in ax.series if plots.matches(s, steps[1:], beta[1:], coverage=0.9)]
-            alphas = [s for s in ax.series if plots.matches(s, steps, alpha_bar, coverage=0.9)]
-            lines = [s for s in ax.series if plots.on_curve(s, lambda x: 1 - x / T, 0, T)
-                     or plots.matches(s, steps, straight, coverage=0.9)]
-            seen |= {"beta"} if bs else set()
-            seen |= {"alpha_bar"} if alphas else set()
-            for b in bs:
-                for a in alphas:
-                    if a is b:
-                        continue
-                    if any(line is not a and line is not b for line in lines):
-                        require_labels(ax, "the schedule plot")
-                        return
+    # beta may have a panel (or a twin axis) of its own; the line 1 - t/T goes with alpha_bar_t
+    for beta, alpha_bar in schedules(MakeSchedule, T):
+        beta, alpha_bar = padded(beta, T + 1), padded(alpha_bar, T + 1)
+        bs = [(ax, s) for ax, s in drawing.series() if plots.matches(s, steps[1:], beta[1:], coverage=0.9)]
+        alphas = [(ax, s) for ax, s in drawing.series() if plots.matches(s, steps, alpha_bar, coverage=0.9)]
+        seen |= {"beta"} if bs else set()
+        seen |= {"alpha_bar"} if alphas else set()
+        for b_ax, b in bs:
+            for a_ax, a in alphas:
+                lines = [s for s in a_ax.series if s is not a and s is not b
+                         and (plots.on_curve(s, lambda x: 1 - x / T, 0, T) or plots.matches(s, steps, straight, coverage=0.9))]
+                if a is not b and lines:
+                    seen.add("line")
+                    used = [b_ax] if b_ax is a_ax else [b_ax, a_ax]
+                    expect(all(ax.ylabel for ax in used) and any(ax.xlabel for ax in used),
+                           "the schedule plot: label both axes (set_xlabel / set_ylabel)"
+                           + (" of each panel" if len(used) > 1 else ""))
+                    expect(any(ax.legend for ax in used), "the schedule plot: add a legend that says which "
+                                                          "curve is which (ax.legend())")
+                    return
+    found = (f"your figure has {len(drawing.series())} curve(s) or set(s) of points over {len(axes)} axes, "
+             + ", ".join(f"with {name}" for name in ("beta_t", "alpha_bar_t") if name.split("_t")[0] in seen)
+             + ("" if seen else "none of them"))
     if "beta" not in seen:
-        raise Failure(f"your figure has no curve of beta_t at the steps t = 1..{T} (with T = {T}, from your "
-                      f"MakeSchedule); check T and which quantity each curve shows")
+        plots.missing(drawing, f"{found}; it has no curve of beta_t at the steps t = 1..{T} (T = {T}, the values "
+                               f"your MakeSchedule gives)")
     if "alpha_bar" not in seen:
-        raise Failure(f"your figure has no curve of alpha_bar_t at every step t = 0..{T} (is one curve "
-                      f"1 - alpha_bar_t, the masked share, instead?)")
-    raise Failure("your figure has beta_t and alpha_bar_t but not the straight line 1 - t/T drawn on top "
-                  "of alpha_bar_t as a curve of its own")
+        plots.missing(drawing, f"{found}; it has no curve of alpha_bar_t at every step t = 0..{T} (T = {T}, the "
+                               f"values your MakeSchedule gives)")
+    plots.missing(drawing, f"{found}, but no straight line 1 - t/T from (0, 1) to ({T}, 0) on the axes of "
+                           f"alpha_bar_t as a curve of its own")
 
 
 @check("show_dissolution")
@@ -136,24 +153,31 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
     theories = [1 - padded(alpha_bar, T + 1) for _, alpha_bar in candidates]
     found = None
     for ax in axes:
-        theory = plots.first(ax.series, lambda s: any(plots.matches(s, steps, f, coverage=0.9) for f in theories)
-                             or plots.on_curve(s, lambda x: x / T, 0, T))
-        if theory is not None:
-            found = ax, theory
+        for scale in (1, 100):   # fractions, or percentages
+            theory = plots.first(ax.series, lambda s: any(plots.matches(s, steps, scale * f, coverage=0.9)
+                                                          for f in theories)
+                                 or plots.on_curve(s, lambda x: scale * x / T, 0, T))
+            if theory is not None:
+                found = ax, theory, scale
+                break
+        if found is not None:
             break
     if found is None:
-        wrong = any(plots.matches(s, steps, 1 - f, coverage=0.9) for _, s in drawing.series() for f in theories)
-        raise Failure("your theory curve is alpha_bar_t, the share still visible; the fraction masked is "
-                      "1 - alpha_bar_t" if wrong else
-                      f"your figure has no theory curve 1 - alpha_bar_t over t = 0..{T} (with T = {T})")
-    ax, theory = found
-    data = [(s, plots.values_at(s, steps)) for s in ax.series if s is not theory]
+        wrong = any(plots.matches(s, steps, c * (1 - f), coverage=0.9) for _, s in drawing.series() for f in theories
+                    for c in (1, 100))
+        if wrong:
+            raise Failure(f"your theory curve is alpha_bar_t, the share still visible; the fraction masked is "
+                          f"1 - alpha_bar_t")
+        plots.missing(drawing, f"your figure has {len(drawing.series())} curve(s) or set(s) of points, none of them "
+                               f"the theory 1 - alpha_bar_t at every t = 0..{T} (T = {T}; as fractions or percent)")
+    ax, theory, scale = found
+    data = [(s, plots.values_at(s, steps) / scale) for s in ax.series if s is not theory]
     data = [(s, v) for s, v in data if v is not None and (~np.isnan(v)).sum() >= 0.9 * len(steps)]
     expect(data, f"beside the theory curve your figure should show the average fraction masked at every "
                  f"step t = 0..{T}")
     beta = candidates[0][0]
     own = _fractions(ForwardMask.repeat([X_0, T, torch.as_tensor(beta)], 250), T)
-    problems = []
+    problems, unsure = [], []
     for series, values in data:
         seen = ~np.isnan(values)
         inner = seen & np.all([(f > 1e-9) & (f < 1 - 1e-9) for f in theories], axis=0)
@@ -164,9 +188,26 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
         runs = plots.runs_behind_means(values, L)
         if runs is None:
             problems.append(f"{series.describe()} is not an average over runs of ForwardMask (no number of "
-                            f"runs makes its values whole counts of masked tokens out of {L}): plot what "
-                            f"your runs measured")
+                            f"runs up to 100000 makes its values whole counts of masked tokens out of {L}): "
+                            f"plot what your runs measured")
             continue
+        spread = values[seen][(values[seen] > 1e-9) & (values[seen] < 1 - 1e-9)]
+        if runs < runs_asked(1000) and spread.size:   # (every value 0 or 1 says nothing of the runs)
+            # (runs is the fewest that fits, a divisor of the true number: when the student's ForwardMask
+            # masks tokens g at a time, count in steps of g before calling it too few)
+            g = own[2] if own is not None else 1
+            coarse = plots.runs_behind_means(values, L / g) if g > 1 else None
+            few = (f"{series.describe()} is an average over {runs} runs (the fewest that make its values whole "
+                   f"counts of masked tokens); the task asks for repeats(1000), {runs_asked(1000)} under the "
+                   f"autograder")
+            if coarse is not None and coarse >= runs_asked(1000):
+                runs = coarse
+            elif g == 1:
+                problems.append(few)
+                continue
+            else:
+                unsure.append(few + f" (your ForwardMask masks {g} tokens at a time, so the grader cannot count)")
+                continue
         if own is not None:
             gap = np.abs(values[seen] - own[0][seen])
             bound = plots.mean_gap_bound(runs, own[1], ALPHA / len(steps))
@@ -182,21 +223,26 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
         worst = int(np.flatnonzero(seen)[gap.argmax()])
         problems.append(f"at t = {worst} your plot shows {values[worst]:.3f} masked on average over {runs} runs, "
                         f"but {label} gives {expected[worst]:.3f}; more than chance allows ({bound:.3f})")
+    if unsure and not problems:
+        raise plots.Review(unsure[0])
     raise Failure(problems[0])
 
 
 def _fractions(outcomes, T):
-    """Mean fraction masked per step over the student's histories, and how many; None if they raised."""
-    rows = []
+    """Mean fraction masked per step over the student's histories, how many, and the greatest common
+    divisor of every masked count seen (tokens masked g at a time); None if they raised."""
+    rows, counts = [], []
     for result in outcomes:
         if result[0] != "ok" or not isinstance(result[1], (list, tuple)) or len(result[1]) != T + 1 \
                 or 0 in result[2]:
             return None
         try:
-            rows.append([float((torch.as_tensor(np.asarray(x)) == MASK).float().mean()) for x in result[1]])
+            masked = [int((torch.as_tensor(np.asarray(x)) == MASK).sum()) for x in result[1]]
         except (TypeError, ValueError, RuntimeError):
             return None
-    return np.array(rows).mean(axis=0), len(rows)
+        rows.append([m / L for m in masked])
+        counts += masked
+    return np.array(rows).mean(axis=0), len(rows), int(np.gcd.reduce(np.array(counts, dtype=np.int64)) or 1)
 
 
 @check("plot_masked_histograms")
@@ -224,27 +270,32 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
         if law is not None:
             break
     else:
-        raise Failure(f"your figure has no binomial law P(n) = C(16, n) p^n (1-p)^(16-n) with p = 1 - "
-                      f"alpha_bar_{t} = 0.40 over n = 0..16")
+        plots.missing(drawing, f"your figure has {len(drawing.series())} curve(s), sets of points or bars, none of "
+                               f"them the binomial law P(n) = C(16, n) p^n (1-p)^(16-n) with p = 1 - alpha_bar_{t} "
+                               f"= 0.40 at every n = 0..16 (as probabilities, or all multiplied by one number)")
     histograms = []
     for series in ax.series:
         if series is law or series.kind != "bars":
             continue
         heights = plots.bar_heights(series, ns)
-        counted = plots.counts_of(heights) if heights is not None else None
+        if heights is None:
+            raise plots.Review(f"{series.describe()} are not one bar per count n = 0..{L} (a bar spans several "
+                               f"counts, or stands for none): the grader cannot read them as a histogram, so a "
+                               f"person will look at it")
+        counted = plots.counts_of(heights)
         if counted is None:
-            raise Failure(f"{series.describe()} do not make a histogram of runs: their heights are not whole "
-                          f"counts out of any number of runs (did you draw the law instead of your samples?)")
+            raise Failure(f"{series.describe()} have heights {_few(heights)}: no number of runs up to a million "
+                          f"makes them whole counts, times one scale, so they are not a histogram of runs")
         counts, runs = counted
-        density = abs(np.nansum(heights) - 1) < 1e-3
-        expect(density == (abs(scale - 1) < 1e-3),
-               f"{series.describe()} and the binomial law are on different scales: "
-               + ("the histogram shows probabilities but the law is multiplied by a count"
-                  if density else f"the histogram shows counts (adding up to {runs}) but the law adds up to "
-                                  f"1: draw the histograms with density=True"))
+        total = float(np.nansum(heights))
+        mass = float(np.sum(series.y * np.abs(series.style.get("width", np.ones(series.y.size)))))
+        expect(any(abs(v - scale) <= 2e-3 * scale for v in (total, mass)),
+               f"{series.describe()} add up to {total:.4g} but the binomial law beside them to {scale:.4g}: draw "
+               f"both on one scale (both as probabilities with density=True, or both in counts)")
+        plots.enough_runs(series, heights, runs, runs_asked(5000), "repeats(5000)")
         histograms.append((series, counts))
     expect(len(histograms) >= 2, f"draw two histograms (ForwardMask and ForwardMaskFast) beside the law; "
-                                 f"your figure has {len(histograms)}")
+                                 f"your figure has {len(histograms)} beside it")
     beta, alpha_bar = (torch.as_tensor(v) for v in candidates[0])  # what the plot cell used
     slow = masked_counts(ForwardMask.repeat([X_0, t, beta], runs_here), last=True)
     fast = masked_counts(ForwardMaskFast.repeat([X_0, t, alpha_bar], runs_here), last=False)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import stats
-from .core import Failure, expect
+from .core import Failure, Review, expect
 
 TOLERANCE = 1e-3   # how close a drawn value must be to an exact one (float32 plots, rounding)
 
@@ -61,9 +61,10 @@ class Axes:
         self.xlim, self.ylim = (_limits(data.get(k)) for k in ("xlim", "ylim"))
         self.xticks, self.yticks = _tick_labels(data.get("xticks")), _tick_labels(data.get("yticks"))
         self.series, self.hlines, self.vlines = [], [], []
+        self.unread = [_str(name) for name in data.get("unread") or [] if isinstance(name, str)]
         for line in data.get("lines") or []:
             x, y = _array(line.get("x"), "a line"), _array(line.get("y"), "a line")
-            if x.size != y.size:
+            if x.size != y.size or line.get("role") in ("errorbar", "baseline"):   # not data: caps, stem's base
                 continue
             if line.get("axline") and y.size == 2 and y[0] == y[1]:   # a flat ax.axline: a level
                 self.hlines.append(float(y[0]))
@@ -73,10 +74,13 @@ class Axes:
                     self.hlines.append(float(y[0]))
                 continue
             style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker")),
-                     "axline": bool(line.get("axline"))}
+                     "axline": bool(line.get("axline")), "scales": (self.xscale, self.yscale)}
             self.series.append(Series("line", x, y, _str(line.get("label")), style))
         for segments in data.get("segments") or []:   # hlines, vlines, stem's stems
-            for segment in segments.get("segments") or [] if isinstance(segments, dict) else []:
+            if not isinstance(segments, dict) or segments.get("role") == "errorbar":
+                continue
+            stems = []
+            for segment in segments.get("segments") or []:
                 try:
                     segment = np.asarray(segment, dtype=float)
                 except (TypeError, ValueError):
@@ -88,6 +92,12 @@ class Axes:
                     self.hlines.append(float(y0))
                 elif x0 == x1 and y0 != y1:
                     self.vlines.append((float(x0), min(y0, y1), max(y0, y1)))
+                    stems.append((float(x0), y0, y1))
+            # vlines(x, 0, y) from one base: the values y at x, read as points (stem's own markers
+            # are a line already)
+            if len(stems) >= 2 and segments.get("role") != "stem" and len({b for _, b, _ in stems}) == 1:
+                self.series.append(Series("points", np.array([x for x, _, _ in stems]),
+                                          np.array([y for _, _, y in stems]), _str(segments.get("label"))))
         for bars in data.get("bars") or []:
             x, w = _array(bars.get("x"), "a bar"), _array(bars.get("width"), "a bar")
             h = _array(bars.get("height"), "a bar")
@@ -170,13 +180,50 @@ class Drawing:
     def series(self):
         return [(ax, s) for ax in self.axes for s in ax.series]
 
+    def unread(self):
+        """Kinds of artists the reader does not understand, over every axes."""
+        return sorted({name for ax in self.axes for name in ax.unread})
+
+
+def missing(drawing, message):
+    """A required element is not among what the reader understood: a failure, unless the figure also
+    holds artists the reader cannot read (it may hide there), and then a person decides."""
+    unread = drawing.unread()
+    if unread:
+        raise Review(f"{message}; the figure also holds {', '.join(unread)}, which the grader cannot read, "
+                     f"so a person will look at it")
+    raise Failure(message)
+
 
 # ---- matching drawn values with known ones -----------------------------------------------------
+
+def endless(series):
+    """y = f(x) of a line drawn with ax.axline (straight in the axes' own scales: on log-log axes a
+    power law), or None for any other series."""
+    if not series.style.get("axline") or series.x.size != 2:
+        return None
+    xscale, yscale = series.style.get("scales", ("linear", "linear"))
+    fx = np.log10 if xscale == "log" else (lambda v: v)
+    fy, gy = (np.log10, lambda v: 10.0 ** v) if yscale == "log" else ((lambda v: v), (lambda v: v))
+    with np.errstate(all="ignore"):
+        (x1, x2), (y1, y2) = fx(series.x), fy(series.y)
+    if not np.isfinite([x1, x2, y1, y2]).all() or x1 == x2:
+        return None
+    slope = (y2 - y1) / (x2 - x1)
+
+    def f(x):
+        with np.errstate(all="ignore"):
+            return gy(y1 + slope * (fx(np.asarray(x, dtype=float)) - x1))
+    return f
+
 
 def values_at(series, xs):
     """The drawn y at each of the integers xs (NaN where the series has no point there)."""
     if series.kind == "bars":
         return bar_heights(series, xs)
+    line = endless(series)
+    if line is not None:
+        return np.asarray(line(np.asarray(xs, dtype=float)), dtype=float)
     out = np.full(len(xs), np.nan)
     for i, x in enumerate(xs):
         hit = np.flatnonzero(np.abs(series.x - x) < 1e-6)
@@ -185,20 +232,39 @@ def values_at(series, xs):
     return out
 
 
+def bar_of(lo, hi, ns):
+    """The integer of ns a bar from lo to hi stands for: the one it covers ([lo, hi)), else, when it
+    covers none, the nearest to its middle within half a unit (side-by-side and grouped bars, the
+    last bin of a histogram whose edges are not half-integers); None when it covers several or none
+    is near; "empty" when it covers none but is not a bar of one n either."""
+    covered = [n for n in ns if lo - 1e-9 <= n < hi - 1e-9]
+    if len(covered) > 1:
+        return None
+    if covered:
+        return covered[0]
+    middle = (lo + hi) / 2
+    near = [n for n in ns if abs(n - middle) < 0.5 - 1e-9]
+    return near[0] if near else "empty"
+
+
 def bar_heights(series, ns):
-    """The height of the bar that covers each integer n (one bar per n); NaN where none does, and
-    None when a bar covers several integers (bins wider than one count)."""
+    """The height of the bar standing for each integer n, mapped by position (bar_of); NaN where no
+    bar does, None when the bars are no histogram over ns (a bar covers several integers, two bars
+    with a height stand for one n, or a bar with a height stands for none)."""
     width = series.style.get("width", np.full(series.x.size, 0.8))
     out = np.full(len(ns), np.nan)
     for left, w, h in zip(series.x, width, series.y):
         lo, hi = (left, left + w) if w >= 0 else (left + w, left)
-        covered = [n for n in ns if lo - 1e-9 <= n < hi - 1e-9]
-        if len(covered) > 1:
+        n = bar_of(lo, hi, ns)
+        if n is None or (n == "empty" and h != 0):
             return None
-        if covered and h != 0:
-            out[ns.index(covered[0])] = h
-        elif covered and np.isnan(out[ns.index(covered[0])]):
-            out[ns.index(covered[0])] = 0.0
+        if n == "empty":
+            continue
+        i = ns.index(n)
+        if h != 0 and not np.isnan(out[i]) and out[i] != 0:
+            return None
+        if h != 0 or np.isnan(out[i]):
+            out[i] = h
     return out
 
 
@@ -218,6 +284,10 @@ def matches(series, xs, ys, tolerance=TOLERANCE, coverage=1.0):
 
 def on_curve(series, function, lo, hi, tolerance=TOLERANCE):
     """Does every drawn point of the series lie on y = function(x), spanning most of [lo, hi]?"""
+    line = endless(series)
+    if line is not None:   # an endless line: on the curve if it goes through it along [lo, hi]
+        xs = np.linspace(max(lo, 1e-9) if series.style.get("scales", ("",))[0] == "log" else lo, hi, 50)
+        return bool(np.all(np.abs(line(xs) - function(xs)) <= tolerance * max(1.0, np.abs(function(xs)).max())))
     if series.kind == "bars" or series.x.size < 2:
         return False
     keep = ~(np.isnan(series.x) | np.isnan(series.y))
@@ -235,24 +305,41 @@ def first(candidates, test):
 
 
 def counts_of(heights, max_runs=10 ** 6):
-    """Whole counts behind a histogram's heights, and the number of runs: heights may be counts, or
-    counts / runs (density=True, or divided by hand). None when no number of runs up to max_runs
-    makes every height a whole count: then the bars are not a histogram of samples."""
+    """Whole counts behind a histogram's heights, and the number of runs (their sum): heights are
+    whole counts times one scale, any scale (counts, fractions, densities of equal bins, percentages).
+    The counts found are the smallest such, so the runs may be a divisor of the true number (which
+    only widens a test's bounds). None when no scale with at most max_runs runs makes every height a
+    whole count: then the bars are not counts of samples."""
     h = np.nan_to_num(np.asarray(heights, dtype=float))
     if np.any(h < -1e-12) or h.sum() <= 0:
         return None
     if np.allclose(h, np.round(h), atol=1e-6) and h.sum() > 1.5:
         counts = np.round(h).astype(np.int64)
         return counts, int(counts.sum())
-    smallest = h[h > 0].min()
-    for c in range(1, 2000):   # the smallest bar is c samples out of runs = c / smallest
-        runs = int(round(c / smallest))
-        if runs < 1 or runs > max_runs:
-            continue
-        scaled = h * runs
-        if np.allclose(scaled, np.round(scaled), atol=max(1e-3, 2e-6 * runs)) and abs(round(scaled.sum()) - runs) <= 1e-6 * runs + 0.5:
+    smallest = h[h > 1e-12].min()
+    for c in range(1, 2000):   # the smallest bar holds c samples: every height times c / smallest is whole
+        scaled = h * (c / smallest)
+        runs = int(round(scaled.sum()))
+        if runs > max_runs:
+            break
+        if np.allclose(scaled, np.round(scaled), atol=max(1e-3, 2e-6 * runs)):
             return np.round(scaled).astype(np.int64), runs
     return None
+
+
+def enough_runs(series, heights, runs, asked, written):
+    """Does a histogram hold at least `asked` runs? Drawn in whole counts, its runs are known: too few
+    fail. Drawn in another scale, `runs` (counts_of) is only the fewest that fit, a divisor of the true
+    number: too few with three bars or more goes to a person; fewer bars say nothing."""
+    if runs >= asked:
+        return
+    h = np.nan_to_num(np.asarray(heights, dtype=float))
+    message = (f"{series.describe()} count {runs} runs; the task asks for {written}, {asked} under the "
+               f"autograder")
+    if np.allclose(h, np.round(h), atol=1e-6) and h.sum() > 1.5:
+        raise Failure(message)
+    if (h > 0).sum() >= 3:
+        raise Review(f"{message} (drawn as shares, the bars could stand for {runs} runs or a multiple of it)")
 
 
 def two_sample_dkw(counts_a, counts_b, alpha, what):

@@ -20,7 +20,7 @@ from .. import stats
 from ..toy import ALIVE, EMPTY, MASK, VOCAB, Encode
 from . import plots
 from .core import ALPHA, Failure, check, expect
-from .forward_plots import require_labels, schedules
+from .forward_plots import require_labels, runs_asked, schedules
 
 L = 4
 REAL = (ALIVE, EMPTY)
@@ -98,11 +98,23 @@ def compare_shares(drawn_counts, own, alpha, where):
 # ---- printouts ------------------------------------------------------------------------------------
 
 def printed_sentences(text):
-    """Every printed line that holds a sentence of four vocabulary words (its last four)."""
+    """Every printed sentence of four vocabulary words: on each line, the longest stretch of words
+    that are all in the vocabulary, cut into sentences when it is several of them in a row (a run
+    printed on one line), else its last four (a label such as 'if' or 'is' before the sentence)."""
     out = []
     for line in plots.printed_lines(text):
-        tokens = [w for w in plots.words(line) if w in WORDS]
-        if len(tokens) >= L:
+        stretches, current = [], []
+        for w in plots.words(line):
+            if w in WORDS:
+                current.append(w)
+            else:
+                stretches.append(current)
+                current = []
+        stretches.append(current)
+        tokens = max(stretches, key=len)
+        if len(tokens) >= 2 * L and len(tokens) % L == 0:
+            out += [tokens[i:i + L] for i in range(0, len(tokens), L)]
+        elif len(tokens) >= L:
             out.append(tokens[-L:])
     return out
 
@@ -149,15 +161,20 @@ def show_undiffusion_runs(drawn, Undiffuse, GuessX0_one):
                                   f"to the next; print the history of one sentence, step after step")
 
 
-SENTENCE = re.compile(r"((?:[a-z_]+ ){3}[a-z_]+)['\"]?\s*[:=,]?\s*(\d+)")
+SENTENCE = re.compile(r"((?:[a-z_]+ ){3}[a-z_]+)['\"]?[ \t]*[:=,]?[ \t]*(\d+)")   # (a count on the same line)
+COUNT_FIRST = re.compile(r"^\W*(\d+)\s*[:=,x]?\s*['\"]?((?:[a-z_]+ ){3}[a-z_]+)['\"]?\s*$", re.MULTILINE)
 
 
 def printed_tally(text):
-    """{sentence: count} from a printed Counter (or lines 'sentence count')."""
+    """{sentence: count} from a printed Counter (or lines 'sentence count', or 'count sentence')."""
     tally = {}
     for sentence, count in SENTENCE.findall(text):
         if all(w in WORDS for w in sentence.split()):
             tally[sentence] = tally.get(sentence, 0) + int(count)
+    if not tally:
+        for count, sentence in COUNT_FIRST.findall(text):
+            if all(w in WORDS for w in sentence.split()):
+                tally[sentence] = tally.get(sentence, 0) + int(count)
     return tally
 
 
@@ -213,18 +230,28 @@ def plot_undiffusion_histograms(drawn, Undiffuse, GuessX0_one, ForwardMaskFast, 
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("two histograms of the number of masked tokens at t = 5")
     ns = list(range(L + 1))
-    found = []
+    found, unreadable = [], []
     for ax in axes:
         found = []
         for series in ax.series:
             heights = plots.bar_heights(series, ns) if series.kind == "bars" else None
             counted = plots.counts_of(heights) if heights is not None else None
             if counted is not None:
-                found.append((series, counted[0]))
+                found.append((series, counted[0], heights, counted[1]))
+            elif series.kind == "bars":
+                unreadable.append(series)
         if len(found) >= 2:
             break
-    expect(len(found) >= 2, "draw two histograms of the masked count (0 to 4) on one plot: ForwardMaskFast "
-                            "to t = 5 and Undiffuse from t = 10 to t = 5, one bar per count")
+    if len(found) < 2:
+        what = (f"your figure has {len(found)} histogram(s) of whole counts 0 to 4 in one axes; draw two on one plot: "
+                f"ForwardMaskFast to t = 5 and Undiffuse from t = 10 to t = 5")
+        if unreadable:
+            raise plots.Review(f"{what}; it also has bars the grader cannot read as counts 0 to 4 (one bar per "
+                               f"count), so a person will look at it")
+        plots.missing(drawing, what)
+    for series, _, heights, runs in found:
+        plots.enough_runs(series, heights, runs, runs_asked(1000), "repeats(1000)")
+    found = [(series, counts) for series, counts, _, _ in found]
     _, alpha_bar = schedules(MakeSchedule, T)[0]
     forward = forward_counts(ForwardMaskFast, SamplePInit_one, alpha_bar, t_stop, runs_here)
     trace = finals(Undiffuse, GuessX0_one, range(T, t_stop, -1), runs_here)
@@ -237,35 +264,45 @@ def plot_undiffusion_histograms(drawn, Undiffuse, GuessX0_one, ForwardMaskFast, 
 
 # ---- bar charts of sentences ----------------------------------------------------------------------
 
+def named_bars(ax, series):
+    """{sentence: height} of one set of bars, each named by the tick label at its place (under it, or
+    beside it for horizontal bars; for grouped bars the nearest tick within half a unit), or None."""
+    ticks = ax.yticks if series.style.get("horizontal") else ax.xticks
+    width = series.style.get("width", np.full(series.x.size, 0.8))
+    heights = {}
+    for left, w, h in zip(series.x, width, series.y):
+        lo, hi = sorted((left, left + w))
+        names = [label for at, label in ticks.items() if lo - 1e-9 <= at <= hi + 1e-9]
+        if not names:
+            names = [label for at, label in ticks.items() if abs(at - (lo + hi) / 2) < 0.5 - 1e-9]
+        words = names[0].split() if len(names) == 1 else []
+        if len(words) != L or not all(w_ in WORDS for w_ in words):
+            return None
+        heights[" ".join(words)] = heights.get(" ".join(words), 0.0) + float(h)
+    return heights or None
+
+
 def sentence_bars(ax):
-    """{sentence: height} of the bar chart of one axes, each bar named by the tick label under it."""
+    """{sentence: height} of the first bar chart of sentences in one axes, or None."""
     for series in ax.series:
-        if series.kind != "bars":
-            continue
-        width = series.style.get("width", np.full(series.x.size, 0.8))
-        heights, named = {}, True
-        for left, w, h in zip(series.x, width, series.y):
-            lo, hi = sorted((left, left + w))
-            names = [label for at, label in ax.xticks.items() if lo - 1e-9 <= at <= hi + 1e-9]
-            words = names[0].split() if len(names) == 1 else []
-            if len(words) != L or not all(w_ in WORDS for w_ in words):
-                named = False
-                break
-            heights[" ".join(words)] = heights.get(" ".join(words), 0.0) + float(h)
-        if named and heights:
-            return heights
+        if series.kind == "bars":
+            heights = named_bars(ax, series)
+            if heights:
+                return heights
     return None
 
 
-def tally_of(ax, where):
-    """{sentence: whole count} behind an axes' bar chart (heights may be counts or fractions)."""
-    heights = sentence_bars(ax)
+def tally_of(ax, where, heights=None):
+    """{sentence: whole count} behind an axes' bar chart (heights in any scale: counts, fractions,
+    percent), or behind the given {sentence: height}."""
+    heights = sentence_bars(ax) if heights is None else heights
     expect(heights is not None, f"{where}: draw one bar per sentence, each named by its sentence under it "
                                 f"(ax.set_xticks(positions, sentences))")
     names = list(heights)
     counted = plots.counts_of([heights[n] for n in names])
-    expect(counted is not None, f"{where}: the bars are not counts (or fractions) of runs; draw how often "
-                                f"each sentence came out")
+    expect(counted is not None, f"{where}: the bar heights {', '.join(f'{heights[n]:.4g}' for n in names[:4])} "
+                                f"are no whole counts of runs times one scale; draw how often each sentence "
+                                f"came out")
     return dict(zip(names, (int(c) for c in counted[0])))
 
 
@@ -279,11 +316,15 @@ def plot_two_sentence_bars(drawn, Undiffuse, GuessX0_two):
     T, runs_here = 50, 100
     drawing = plots.Drawing.of(drawn)
     axes = [ax for ax in drawing.need_axes("a bar chart of the sentences made at T = 50") if sentence_bars(ax)]
-    expect(axes, "your figure has no bar chart with one bar per sentence, each named by its sentence "
-                 "(ax.set_xticks(positions, sentences))")
+    if not axes:
+        plots.missing(drawing, f"your figure has {sum(s.kind == 'bars' for _, s in drawing.series())} set(s) of "
+                               f"bars, none of them one bar per sentence named by its sentence on its tick "
+                               f"(ax.set_xticks(positions, sentences), or plt.barh(sentences, heights))")
     ax = axes[0]
     tally = tally_of(ax, "your bar chart")
-    expect(ax.ylabel, "label the y axis of the bar chart (how often each sentence came out)")
+    horizontal = any(s.style.get("horizontal") for s in ax.series if s.kind == "bars")
+    expect(ax.xlabel if horizontal else ax.ylabel,
+           f"label the {'x' if horizontal else 'y'} axis of the bar chart (how often each sentence came out)")
     table = tabulated(GuessX0_two)
     own = outcomes(Undiffuse, GuessX0_two, T, runs_here, table)
     if own is None:
@@ -292,11 +333,26 @@ def plot_two_sentence_bars(drawn, Undiffuse, GuessX0_two):
 
 
 def charts_by_T(drawn, Ts, what, listed):
-    """The sentence bar charts of the cell above, by the T each shows (its title, else its place)."""
-    axes = [ax for ax in plots.Drawing.of(drawn).need_axes(what) if sentence_bars(ax)]
-    charts = {steps_of(ax, Ts[i] if i < len(Ts) else 0): ax for i, ax in enumerate(axes)}
-    expect(set(Ts) <= set(charts), f"draw one bar chart for each of T = {listed} (title each 'T = ...'); "
-                                   f"your figure has charts for T = {sorted(charts)}")
+    """The sentence bar charts of the cell (in panels, figures, or grouped in one axes), by the T each
+    shows: the legend label of its bars ('T = 4'), else its axes' title, else its place. Each chart is
+    (axes, {sentence: height})."""
+    drawing = plots.Drawing.of(drawn)
+    found = []
+    for ax in drawing.need_axes(what):
+        sets = [(s, named_bars(ax, s)) for s in ax.series if s.kind == "bars"]
+        sets = [(s, h) for s, h in sets if h]
+        by_label = [(int(re.findall(r"T\s*=\s*(\d+)", s.label)[0]), h) for s, h in sets
+                    if re.findall(r"T\s*=\s*(\d+)", s.label)]
+        if len(sets) > 1 and len(by_label) == len(sets):
+            found += [(T, ax, h) for T, h in by_label]
+        elif sets:
+            found.append((None, ax, sets[0][1]))
+    charts = {}
+    for i, (T, ax, heights) in enumerate(found):
+        charts.setdefault(T if T is not None else steps_of(ax, Ts[i] if i < len(Ts) else 0), (ax, heights))
+    if not set(Ts) <= set(charts):
+        plots.missing(drawing, f"draw one bar chart for each of T = {listed} (title each 'T = ...'); your figure "
+                               f"has bar charts of sentences for T = {sorted(charts)}")
     return charts
 
 
@@ -305,9 +361,10 @@ def plot_bars_few_steps(drawn, Undiffuse, GuessX0_two):
     Ts, runs_here = (1, 2, 4, 10), 250
     charts = charts_by_T(drawn, Ts, "bar charts of the sentences made with T = 1, 2, 4, 10", "1, 2, 4 and 10")
     table = tabulated(GuessX0_two)
+    labelled = [charts[T][0].ylabel or charts[T][0].xlabel for T in Ts]
+    expect(any(labelled), "label the axis of the bar charts that says how often each sentence came out")
     for T in Ts:
-        tally = tally_of(charts[T], f"your chart for T = {T}")
-        expect(charts[T].ylabel, f"label the y axis of the chart for T = {T}")
+        tally = tally_of(charts[T][0], f"your chart for T = {T}", charts[T][1])
         own = outcomes(Undiffuse, GuessX0_two, T, runs_here, table)
         if own is not None:
             compare_shares(tally, own, ALPHA / len(Ts), f"in your chart for T = {T}")
@@ -319,7 +376,7 @@ def plot_greedy_bars(drawn, UndiffuseGreedy, GuessX0_two):
     charts = charts_by_T(drawn, Ts, "bar charts of greedy undiffusion with T = 1, 2, 4", "1, 2 and 4")
     table = tabulated(GuessX0_two)
     for T in Ts:
-        tally = tally_of(charts[T], f"your chart for T = {T}")
+        tally = tally_of(charts[T][0], f"your chart for T = {T}", charts[T][1])
         own = outcomes(UndiffuseGreedy, GuessX0_two, T, 150, table)
         if own is not None:  # (a deterministic greedy step writes one sentence: the chart must show it alone)
             compare_shares(tally, own, ALPHA / len(Ts), f"in your chart for T = {T}")
@@ -346,14 +403,19 @@ def guess_values(GuessX0_two):
 def plot_cat_probability(drawn, GuessX0_two):
     T, least = 50, 10
     drawing = plots.Drawing.of(drawn)
-    axes = drawing.need_axes("ten curves of P(position 2 is cat) against t")
-    ax = max(axes, key=lambda a: sum(s.kind == "line" for s in a.series))
-    lines = [s for s in ax.series if s.kind == "line" and s.y.size >= 2]
-    expect(len(lines) >= least, f"your figure has {len(lines)} curve(s); draw one for each of {least} runs")
+    drawing.need_axes("ten curves of P(position 2 is cat) against t")
+    # the runs' curves, on one axes or a panel each: lines or scattered points of T (or T + 1) values
+    curves = [(ax, s) for ax, s in drawing.series() if s.kind in ("line", "points") and s.y.size >= 2
+              and not s.style.get("axline")]
+    runs = [(ax, s) for ax, s in curves if s.y.size in (T, T + 1)]
+    if len(runs) < least:
+        sizes = sorted({int(s.y.size) for _, s in curves})
+        plots.missing(drawing, f"your figure has {len(runs)} curve(s) of {T} points (one guess per step) or {T + 1} "
+                               f"(the guess on four masks and after every step); draw one for each of {least} runs"
+                               + (f" (it has curves of {', '.join(map(str, sizes))} points)" if sizes else ""))
+    lines = [s for _, s in runs]
     values, start = guess_values(GuessX0_two)
     for i, line in enumerate(lines):
-        expect(line.y.size == T, f"curve {i + 1} has {line.y.size} points; at T = {T} the guesser is called once "
-                                 f"per step, {T} times")
         if values is None:
             continue
         odd = [y for y in line.y if not np.any(np.abs(values - y) <= plots.TOLERANCE)]
@@ -363,10 +425,12 @@ def plot_cat_probability(drawn, GuessX0_two):
         expect(abs(line.y[0] - start) <= plots.TOLERANCE,
                f"curve {i + 1} starts at {line.y[0]:.3f}; the first guess, on four masks, is {start:.3f} "
                f"(record the guess before each step, starting from four masks)")
-    expect(ax.ylim is not None and ax.ylim[0] <= 0.02 and ax.ylim[1] >= 0.98
-           and ax.ylim[1] - ax.ylim[0] <= 1.5, "keep the y axis from 0 to 1 (plt.ylim), so that a sure guess "
-                                               "looks sure")
-    expect(ax.labelled(), "label both axes (plt.xlabel / plt.ylabel)")
+    used = list({id(ax): ax for ax, _ in runs}.values())
+    for ax in used:
+        expect(ax.ylim is not None and ax.ylim[0] <= 0.02 and ax.ylim[1] >= 0.98 and ax.ylim[1] - ax.ylim[0] <= 1.5,
+               (f"the y axis goes from {ax.ylim[0]:.2f} to {ax.ylim[1]:.2f}" if ax.ylim else "the y axis has no limits")
+               + "; keep it from 0 to 1 (plt.ylim(0, 1)), so that a sure guess looks sure")
+    expect(any(ax.xlabel for ax in used) and any(ax.ylabel for ax in used), "label both axes (plt.xlabel / plt.ylabel)")
 
 
 @check("plot_impossible_fraction")
@@ -374,14 +438,20 @@ def plot_impossible_fraction(drawn, Undiffuse, GuessX0_two):
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("the fraction of impossible sentences against T, with 0.32/T")
     for ax in axes:
-        theory = [s for s in ax.series if s.kind == "line" and s.x.size >= 2 and np.all(s.x > 0)
-                  and np.allclose(s.y, 0.32 / s.x, rtol=plots.TOLERANCE, atol=1e-9)]
-        data = [s for s in ax.series if all(s is not t for t in theory) and s.x.size >= 3 and np.all(s.x >= 1)]
+        for scale in (1, 100):   # fractions, or percent
+            theory = [s for s in ax.series if s.kind == "line" and (
+                plots.on_curve(s, lambda x: scale * 0.32 / x, 1, 50) if s.style.get("axline")
+                else s.x.size >= 2 and np.all(s.x > 0) and np.allclose(s.y, scale * 0.32 / s.x, rtol=plots.TOLERANCE, atol=1e-9))]
+            data = [plots.Series(s.kind, s.x, s.y / scale, s.label, s.style) for s in ax.series
+                    if all(s is not t for t in theory) and s.x.size >= 3 and np.all(s.x >= 1)]
+            if theory and data:
+                break
         if theory and data:
             break
     else:
-        raise Failure("your figure should show the measured fraction of impossible sentences at several T "
-                      "and the line 0.32/T on the same axes")
+        plots.missing(drawing, f"your figure has {len(drawing.series())} curve(s) or set(s) of points; it should show "
+                               f"the measured fraction of impossible sentences at several T and the line 0.32/T "
+                               f"(fractions or percent) on the same axes")
     expect(ax.xscale == "log" and ax.yscale == "log", "draw it on log-log axes (plt.loglog, or log scales on "
                                                       "both axes): 0.32/T is then a straight line")
     expect(ax.labelled(), "label both axes (plt.xlabel / plt.ylabel)")

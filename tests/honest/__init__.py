@@ -1,15 +1,35 @@
-"""Honest alternatives: correct drawing and printout cells written as other students would, from the
-task text above each cell alone. The mirror image of tests/mutants/plots.py: every one must pass its
-check (or, where the reader cannot tell, go to review), never fail.
+"""The honest catalog: correct drawings and printouts written as different students would, the mirror
+image of the wrong plots of tests/mutants/plots.py. Every one must earn its check's points (verdict
+pass; "review" is allowed for at most 5 % of the catalog, "fail" never).
 
-One module per notebook holds `HONEST`, a list of `Honest` records. A cell whose data takes time to
-compute has a `PRELUDES[cell]` (the shared computation, e.g. a training run): each alternative's
-source starts with it, and the tests run it once and vary only the drawing."""
+One module per notebook (`nb01.py`, `nb02.py`, ...), each holding
+- `NOTEBOOK`: the source notebook's file name;
+- `DATA`: {plot cell: source} the work a cell does before it draws (the runs, the tallies), run once
+  per cell after the notebook's earlier cells: every alternative of the cell starts from the names it
+  defines, so that the catalog varies only the drawing and stays cheap;
+- `HONEST`: the alternatives, `Honest(cell, name, source)`, each source the drawing (or printout) a
+  student wrote from the task text above the cell alone.
+A printout that is itself the work (a few runs printed) leaves `DATA` empty for its cell.
+tests/test_honest.py proves them; benchmarks/honest_drawings.py counts the verdicts per notebook.
+"""
+import importlib
+import pkgutil
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Honest:
-    cell: str      # grade_id of the drawing or printout cell
-    name: str
-    source: str    # the whole cell as the student wrote it
+    cell: str               # grade_id of the drawing or printout cell (= its check)
+    name: str               # how this student drew it
+    source: str             # the cell as written, run after the notebook's earlier cells and DATA[cell]
+
+
+def modules():
+    """Every notebook module of the catalog (nbNN.py), in notebook order."""
+    return [importlib.import_module(f"{__name__}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name) if info.name.startswith("nb")]
+
+
+def catalog():
+    """(notebook, data source, Honest) for every honest alternative of every notebook module."""
+    return [(module.NOTEBOOK, module.DATA.get(h.cell, ""), h) for module in modules() for h in module.HONEST]

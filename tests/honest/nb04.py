@@ -5,7 +5,7 @@ from tests.honest import Honest
 
 NOTEBOOK = "04_training.ipynb"
 
-PRELUDES = {
+DATA = {
     "plot_two_sentence_loss": dedent("""\
         torch.manual_seed(0)
         net = TinyDenoiser(len(vocab), dim=32, heads=2, layers=2)
@@ -53,7 +53,7 @@ PRELUDES = {
 
 
 def _alternatives(cell, prefix="", **bodies):
-    return [Honest(cell, name, PRELUDES.get(cell, "") + prefix + dedent(body)) for name, body in bodies.items()]
+    return [Honest(cell, name, prefix + dedent(body)) for name, body in bodies.items()]
 
 
 HONEST = []

@@ -5,7 +5,7 @@ from tests.honest import Honest
 
 NOTEBOOK = "05_sampler_internals.ipynb"
 
-PRELUDES = {
+DATA = {
     "show_first_pass": dedent("""\
         canvas = blank_canvas(1, 12, MASK_ID).to(device)
         probabilities = candidate_distributions(denoiser, canvas, CONTROL_IDS).cpu()
@@ -19,7 +19,7 @@ PRELUDES = {
 
 
 def _alternatives(cell, **bodies):
-    return [Honest(cell, name, PRELUDES.get(cell, "") + dedent(body)) for name, body in bodies.items()]
+    return [Honest(cell, name, dedent(body)) for name, body in bodies.items()]
 
 
 HONEST = []

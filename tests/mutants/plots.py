@@ -63,7 +63,11 @@ MUTANTS = [
                functions="def ForwardMask(x_0, t, beta):\n    xs = [x_0.clone()]\n    for s in range(1, t + 1):\n"
                          "        x = xs[-1].clone()\n        x[torch.rand(len(x)) < 0.5 * float(beta[s])] = MASK\n"
                          "        xs.append(x)\n    return xs\n"),
+    PlotMutant(NB01, "plot_masked_fraction", "ten_runs_not_repeats_1000", (("n_runs = repeats(1000)", "n_runs = 10"),),
+               ("plot_masked_fraction",)),
     # notebook 01: the two histograms and the binomial law
+    PlotMutant(NB01, "plot_masked_histograms", "fifty_runs_not_repeats_5000",
+               (("n_runs = repeats(5000)", "n_runs = 50"),), ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "counts_beside_a_probability_law",
                (('density=True, alpha=0.5, label="ForwardMask")', 'alpha=0.5, label="ForwardMask")'),
                 ('density=True, alpha=0.5, label="ForwardMaskFast")', 'alpha=0.5, label="ForwardMaskFast")')),

@@ -1,0 +1,371 @@
+"""Notebook 01: correct drawings and printouts of its four graded cells, each written from the task text
+above the cell as a different student would (see tests/honest/__init__.py)."""
+from . import Honest
+
+NOTEBOOK = "01_noise_for_words.ipynb"
+
+DATA = {
+    "plot_schedule": "T = 50\nbeta, alpha_bar = MakeSchedule(T)\n",
+    "plot_masked_fraction": (
+        "T = 50\nbeta, alpha_bar = MakeSchedule(T)\nn_runs = repeats(1000)\n"
+        "runs = torch.stack([torch.stack(ForwardMask(x_0, T, beta)) == MASK for _ in range(n_runs)])\n"
+        "masked = runs.float().mean(dim=(0, 2))       # average fraction masked at each t\n"),
+    "plot_masked_histograms": (
+        "T, t, L = 50, 20, len(x_0)\nbeta, alpha_bar = MakeSchedule(T)\nn_runs = repeats(5000)\n"
+        "slow = [int((ForwardMask(x_0, t, beta)[-1] == MASK).sum()) for _ in range(n_runs)]\n"
+        "fast = [int((ForwardMaskFast(x_0, t, alpha_bar) == MASK).sum()) for _ in range(n_runs)]\n"
+        "p = 1 - float(alpha_bar[t])\n"
+        "law = [math.comb(L, k) * p**k * (1 - p) ** (L - k) for k in range(L + 1)]\n"),
+}
+
+SCHEDULE = [
+    Honest("plot_schedule", "pyplot_one_axes", """
+t = torch.arange(T + 1)
+plt.plot(t, beta, label="beta_t")
+plt.plot(t, alpha_bar, label="alpha_bar_t")
+plt.plot(t, 1 - t / T, "--", label="1 - t/T")
+plt.xlabel("t")
+plt.ylabel("value")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "two_panels_line_on_the_second", """
+t = torch.arange(T + 1)
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+left.plot(t[1:], beta[1:], "o-", label=r"$\\beta_t$")
+left.set_xlabel("t")
+left.set_ylabel(r"$\\beta_t$")
+left.legend()
+right.plot(t, alpha_bar, "o", label=r"$\\bar\\alpha_t$")
+right.plot(t, 1 - t / T, "k--", label="1 - t/T")
+right.set_xlabel("t")
+right.set_ylabel(r"$\\bar\\alpha_t$")
+right.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "axline", """
+fig, ax = plt.subplots()
+ax.plot(range(T + 1), beta, "s-", ms=2, label="beta")
+ax.plot(range(T + 1), alpha_bar, "o", ms=3, label="alpha bar")
+ax.axline((0, 1), (T, 0), color="gray", ls=":", label="1 - t/T")
+ax.set_xlabel("step")
+ax.set_ylabel("probability")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "numpy_scatter_grid_title", """
+import numpy as np
+t = np.arange(T + 1)
+b, a = beta.numpy(), alpha_bar.numpy()
+plt.figure(figsize=(7, 4))
+plt.scatter(t, a, s=10, label="alpha_bar")
+plt.plot(t, b, "r-", label="beta")
+plt.plot(t, 1 - t / T, "k:", label="straight line 1 - t/T")
+plt.title("The schedule for T = 50")
+plt.grid(True)
+plt.xlabel("t")
+plt.ylabel("beta, alpha_bar")
+plt.legend(loc="center right")
+plt.show()
+"""),
+    Honest("plot_schedule", "lists_and_a_two_point_line", """
+ts = list(range(T + 1))
+plt.plot(ts, [float(v) for v in beta], label="β_t")
+plt.plot(ts, [float(v) for v in alpha_bar], "o", label="ᾱ_t")
+plt.plot([0, T], [1, 0], "g--", label="1 - t/T")
+plt.xlabel("t")
+plt.ylabel("probability")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "stem_for_beta", """
+t = torch.arange(T + 1)
+fig, ax = plt.subplots()
+ax.stem(t.numpy(), beta.numpy(), label="beta_t")
+ax.plot(t, alpha_bar, "C1o-", ms=3, label="alpha_bar_t")
+ax.plot(t, 1 - t / T, "k--", label="1 - t/T")
+ax.set_xlabel("t")
+ax.set_ylabel("probability")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "step_and_stacked_panels", """
+t = torch.arange(T + 1)
+fig, axes = plt.subplots(2, 1, sharex=True, figsize=(6, 6))
+axes[0].step(t, beta, where="post", label="beta_t")
+axes[0].set_ylabel("beta_t")
+axes[0].legend()
+axes[1].plot(t, alpha_bar, label="alpha_bar_t")
+axes[1].plot(t, 1 - t / T, "--", label="1 - t/T")
+axes[1].set_ylabel("alpha_bar_t")
+axes[1].set_xlabel("t")
+axes[1].legend()
+fig.suptitle("Schedule with T = 50")
+plt.show()
+"""),
+    Honest("plot_schedule", "annotated_with_text", """
+steps = list(range(T + 1))
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.plot(steps, beta.tolist(), label="beta")
+ax.plot(steps, alpha_bar.tolist(), "o", ms=2, label="alpha_bar")
+ax.plot(steps, [1 - s / T for s in steps], ":", label="1 - t/T")
+ax.annotate("beta_T = 1", xy=(T, 1.0), xytext=(30, 0.8), arrowprops={"arrowstyle": "->"})
+ax.text(2, 0.1, "T = 50")
+ax.set(xlabel="time step t", ylabel="probability", title="Masking schedule")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_schedule", "twin_axis_for_beta", """
+t = torch.arange(T + 1)
+fig, ax = plt.subplots()
+ax.plot(t, alpha_bar, "b", label="alpha_bar_t")
+ax.plot(t, 1 - t / T, "b--", label="1 - t/T")
+ax.set_xlabel("t")
+ax.set_ylabel("alpha_bar_t")
+ax.legend(loc="upper center")
+other = ax.twinx()
+other.plot(t, beta, "r", label="beta_t")
+other.set_ylabel("beta_t")
+other.legend(loc="upper left")
+plt.show()
+"""),
+]
+
+DISSOLUTION = [
+    Honest("show_dissolution", "bare_sentences", """
+beta, _ = MakeSchedule(16)
+for x in ForwardMask(x_0, 16, beta):
+    print(Decode(x))
+"""),
+    Honest("show_dissolution", "x_t_prefixes", """
+T = 16
+beta, alpha_bar = MakeSchedule(T)
+history = ForwardMask(x_0, T, beta)
+for t, x in enumerate(history):
+    print(f"x_{t}: {Decode(x)}")
+"""),
+    Honest("show_dissolution", "header_line", """
+T = 16
+beta, _ = MakeSchedule(T)
+print(f"The sentence dissolving over T = {T} steps:")
+for t, x in enumerate(ForwardMask(x_0, T, beta)):
+    print(t, Decode(x))
+"""),
+    Honest("show_dissolution", "joined_lines", """
+beta, _ = MakeSchedule(T=16)
+history = ForwardMask(x_0, 16, beta)
+print("\\n".join(Decode(x) for x in history))
+"""),
+    Honest("show_dissolution", "masked_count_beside", """
+beta, _ = MakeSchedule(16)
+for t, x in enumerate(ForwardMask(x_0, 16, beta)):
+    print(f"t={t:>2} ({int((x == MASK).sum()):2d} masked) | {Decode(x)}")
+"""),
+    Honest("show_dissolution", "step_of_T", """
+T = 16
+beta, _ = MakeSchedule(T)
+for t, x in enumerate(ForwardMask(x_0, T, beta)):
+    print(f"step {t}/{T}: {Decode(x)}")
+"""),
+    Honest("show_dissolution", "quoted_with_blank_line_after", """
+beta, alpha_bar = MakeSchedule(16)
+history = ForwardMask(x_0, 16, beta)
+print(len(history), "sentences")
+for t in range(len(history)):
+    print(f"t = {t}: '{Decode(history[t])}'")
+print()
+"""),
+    Honest("show_dissolution", "latest_first", """
+T = 16
+beta, _ = MakeSchedule(T)
+history = ForwardMask(x_0, T, beta)
+for t in range(T, -1, -1):
+    print(f"t = {t:2d}  {Decode(history[t])}")
+"""),
+]
+
+FRACTION = [
+    Honest("plot_masked_fraction", "pyplot_points_and_curve", """
+plt.plot(range(T + 1), masked, "o", label=f"average over {n_runs} runs")
+plt.plot(range(T + 1), 1 - alpha_bar, label="1 - alpha_bar_t")
+plt.xlabel("t")
+plt.ylabel("fraction masked")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "scatter_numpy", """
+import numpy as np
+t = np.arange(T + 1)
+fig, ax = plt.subplots()
+ax.scatter(t, masked.numpy(), s=12, label="ForwardMask, 1000 runs")
+ax.plot(t, 1 - alpha_bar.numpy(), "r", label=r"$1-\\bar\\alpha_t$")
+ax.set_xlabel("step t")
+ax.set_ylabel("average fraction of masked tokens")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "errorbar_standard_error", """
+per_run = runs.float().mean(dim=2)                  # (runs, T + 1)
+mean, err = per_run.mean(0), per_run.std(0) / n_runs ** 0.5
+plt.errorbar(range(T + 1), mean, yerr=err, fmt=".", capsize=2, label="measured")
+plt.plot(range(T + 1), 1 - alpha_bar, "k-", label="theory")
+plt.xlabel("t")
+plt.ylabel("fraction masked")
+plt.legend()
+plt.grid(alpha=0.3)
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "percent", """
+plt.plot(range(T + 1), 100 * masked, "o", ms=3, label="measured")
+plt.plot(range(T + 1), 100 * (1 - alpha_bar), "--", label="100 (1 - alpha_bar)")
+plt.xlabel("t")
+plt.ylabel("% of tokens masked")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "theory_as_steps", """
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.step(range(T + 1), 1 - alpha_bar, where="mid", color="gray", label="1 - alpha_bar (theory)")
+ax.plot(range(T + 1), masked, "x", label="simulation")
+ax.set_xlabel("t")
+ax.set_ylabel("fraction masked")
+ax.set_title(f"{n_runs} forward runs, T = {T}")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "lists_from_the_tensor", """
+ts = list(range(T + 1))
+measured = [float(v) for v in masked]
+theory = [1 - float(a) for a in alpha_bar]
+plt.plot(ts, measured, "b.", label="average")
+plt.plot(ts, theory, "r-", lw=2, alpha=0.5, label="theory")
+plt.xlabel("time step")
+plt.ylabel("fraction masked")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "line_measured_dots_theory", """
+fig, ax = plt.subplots()
+ax.plot(masked, "-", label="average fraction masked")
+ax.plot(1 - alpha_bar, "ko", ms=2, label="1 - alpha_bar")
+ax.set_xlabel("t")
+ax.set_ylabel("fraction")
+ax.legend()
+ax.grid()
+plt.show()
+"""),
+    Honest("plot_masked_fraction", "theory_from_t_1_with_text", """
+t = torch.arange(T + 1)
+plt.plot(t, masked, "o", ms=3, label="runs")
+plt.plot(t[1:], 1 - alpha_bar[1:], "k-", label="1 - alpha_bar_t")
+plt.text(5, 0.8, f"{n_runs} runs")
+plt.xlabel("t")
+plt.ylabel("masked fraction")
+plt.legend()
+plt.show()
+"""),
+]
+
+HISTOGRAMS = [
+    Honest("plot_masked_histograms", "overlaid_density_pyplot", """
+bins = [k - 0.5 for k in range(L + 2)]
+plt.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")
+plt.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")
+plt.plot(range(L + 1), law, "k.-", label="binomial")
+plt.xlabel("masked tokens")
+plt.ylabel("probability")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "side_by_side_bincount", """
+import numpy as np
+k = np.arange(L + 1)
+plt.bar(k - 0.2, np.bincount(slow, minlength=L + 1) / len(slow), width=0.4, label="ForwardMask")
+plt.bar(k + 0.2, np.bincount(fast, minlength=L + 1) / len(fast), width=0.4, label="ForwardMaskFast")
+plt.plot(k, law, "ko", label="binomial law")
+plt.xlabel("number of masked tokens")
+plt.ylabel("fraction of runs")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "grouped_hist", """
+import numpy as np
+plt.hist([slow, fast], bins=np.arange(L + 2) - 0.5, density=True, label=["ForwardMask", "ForwardMaskFast"])
+plt.plot(np.arange(L + 1), law, "r-o", ms=3, label="Binomial")
+plt.xlabel("n masked")
+plt.ylabel("P(n)")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "bins_17_density", """
+plt.hist(slow, bins=17, density=True, alpha=0.5, label="ForwardMask")
+plt.hist(fast, bins=17, density=True, alpha=0.5, label="ForwardMaskFast")
+plt.plot(range(L + 1), law, "k-", label="binomial P(n)")
+plt.xlabel("number masked")
+plt.ylabel("density")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "steps_and_counts", """
+fig, ax = plt.subplots()
+edges = torch.arange(L + 2) - 0.5
+ax.hist(slow, bins=edges, histtype="step", lw=2, label="ForwardMask")
+ax.hist(fast, bins=edges, histtype="step", ls="--", lw=2, label="ForwardMaskFast")
+ax.plot(range(L + 1), [n_runs * q for q in law], "ko", label="n_runs x binomial")
+ax.set_xlabel("number of masked tokens")
+ax.set_ylabel(f"count (of {n_runs} runs)")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "percent_stairs", """
+import numpy as np
+edges = np.arange(L + 2) - 0.5
+for data, name in [(slow, "ForwardMask"), (fast, "ForwardMaskFast")]:
+    heights, _ = np.histogram(data, bins=edges)
+    plt.stairs(100 * heights / len(data), edges, label=name)
+plt.plot(range(L + 1), [100 * q for q in law], "k*", label="binomial")
+plt.xlabel("masked count n")
+plt.ylabel("% of runs")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "stem_law", """
+import numpy as np
+fig, ax = plt.subplots(figsize=(7, 4))
+bins = np.arange(-0.5, L + 1)
+ax.hist(np.array(slow), bins=bins, density=True, alpha=0.4, label="ForwardMask")
+ax.hist(np.array(fast), bins=bins, density=True, alpha=0.4, label="ForwardMaskFast")
+ax.stem(np.arange(L + 1), law, linefmt="k-", markerfmt="ko", basefmt=" ", label="binomial")
+ax.set_xlabel("masked tokens at t = 20")
+ax.set_ylabel("probability")
+ax.set_title("T = 50, t = 20")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "fraction_weights_scatter_law", """
+w = [1 / n_runs] * n_runs
+bins = [x - 0.5 for x in range(L + 2)]
+plt.hist(slow, bins=bins, weights=w, alpha=0.6, label="slow")
+plt.hist(fast, bins=bins, weights=w, alpha=0.6, label="fast")
+plt.scatter(range(L + 1), law, color="black", zorder=3, label="binomial")
+plt.xlabel("number of masked tokens")
+plt.ylabel("fraction")
+plt.grid(axis="y")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "vlines_law_torch_bincount", """
+k = torch.arange(L + 1)
+slow_counts = torch.bincount(torch.tensor(slow), minlength=L + 1)
+fast_counts = torch.bincount(torch.tensor(fast), minlength=L + 1)
+plt.bar(k, slow_counts / n_runs, width=0.8, alpha=0.5, label="ForwardMask")
+plt.bar(k, fast_counts / n_runs, width=0.5, alpha=0.5, label="ForwardMaskFast")
+plt.vlines(k, 0, law, colors="k", lw=3, label="binomial")
+plt.xlabel("masked")
+plt.ylabel("probability")
+plt.legend()
+plt.show()
+"""),
+]
+
+HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS

@@ -1,0 +1,850 @@
+"""Notebook 02: correct drawings and printouts of its nine graded cells, each written from the task text
+above the cell as a different student would (see tests/honest/__init__.py)."""
+from . import Honest
+
+NOTEBOOK = "02_undiffusing.ipynb"
+
+_ONE_RUN = ("def undiffuse_from_masks(T, step=Undiffuse):\n"
+            "    x = torch.full((4,), MASK)\n"
+            "    for t in range(T, 0, -1):\n"
+            "        x = step(x, t, GuessX0_two, MASK)\n"
+            "    return x\n")
+
+DATA = {
+    "plot_undiffusion_histograms": (
+        "T, t_stop, n_runs = 10, 5, repeats(1000)\n_, alpha_bar = MakeSchedule(T)\n"
+        "forward = [int((ForwardMaskFast(SamplePInit_one(), t_stop, alpha_bar) == MASK).sum()) for _ in range(n_runs)]\n"
+        "backward = []\n"
+        "for _ in range(n_runs):\n"
+        "    x = torch.full((4,), MASK)\n"
+        "    for t in range(T, t_stop, -1):\n"
+        "        x = Undiffuse(x, t, GuessX0_one, MASK)\n"
+        "    backward.append(int((x == MASK).sum()))\n"),
+    "plot_two_sentence_bars": _ONE_RUN + "made = Tally(lambda: undiffuse_from_masks(50), 2000)\n",
+    "plot_bars_few_steps": _ONE_RUN + "made_by_T = {T: Tally(lambda: undiffuse_from_masks(T), 2000) for T in (1, 2, 4, 10)}\n",
+    "plot_impossible_fraction": (
+        _ONE_RUN + "Ts = [1, 2, 4, 10, 20, 50]\n"
+        "made_by_T = {T: Tally(lambda: undiffuse_from_masks(T), 2000) for T in Ts}\n"
+        "real = {'the cat is alive', 'the box is empty'}\n"
+        "impossible = [sum(n for s, n in made_by_T[T].items() if s not in real) / sum(made_by_T[T].values()) for T in Ts]\n"),
+    "plot_greedy_bars": (
+        _ONE_RUN + "greedy_by_T = {T: Tally(lambda: undiffuse_from_masks(T, UndiffuseGreedy), 200) for T in (1, 2, 4)}\n"),
+}
+
+RUNS = [
+    Honest("show_undiffusion_runs", "blank_line_between_runs", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        print(Decode(x))
+    print()
+"""),
+    Honest("show_undiffusion_runs", "x_t_prefixes_and_headers", """
+T = 10
+for run in range(1, 6):
+    print(f"--- run {run} ---")
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        print(f"x_{t - 1}: {Decode(x)}")
+"""),
+    Honest("show_undiffusion_runs", "the_masks_printed_first", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    print(f"run {run}: t = 10  {Decode(x)}")
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        print(f"run {run}: t = {t - 1:2d}  {Decode(x)}")
+"""),
+    Honest("show_undiffusion_runs", "one_run_per_line", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    history = []
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        history.append(Decode(x))
+    print(" -> ".join(history))
+"""),
+    Honest("show_undiffusion_runs", "seven_runs_step_numbers", """
+T = 10
+for run in range(7):
+    print("Run", run + 1)
+    x = torch.full((4,), MASK)
+    for step, t in enumerate(range(T, 0, -1), start=1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        print(f"  step {step}: {Decode(x)}")
+"""),
+    Honest("show_undiffusion_runs", "histories_then_printed", """
+histories = []
+for _ in range(5):
+    x, h = torch.full((4,), MASK), []
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        h.append(x)
+    histories.append(h)
+for i, h in enumerate(histories):
+    print(f"run {i}")
+    for x in h:
+        print("   ", Decode(x))
+"""),
+    Honest("show_undiffusion_runs", "masks_left_beside", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    print(f"run {run + 1} (T = 10)")
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        print(f"t={t - 1} [{int((x == MASK).sum())} masks left] {Decode(x)}")
+"""),
+    Honest("show_undiffusion_runs", "reveal_as_they_come", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    print(f"Run #{run + 1}:")
+    for t in range(10, 0, -1):
+        new = Undiffuse(x, t, GuessX0_one, MASK)
+        note = "  (revealed " + ", ".join(vocab[int(new[i])] for i in range(4) if x[i] != new[i]) + ")" if (new != x).any() else ""
+        x = new
+        print(f"  {Decode(x)}{note}")
+"""),
+]
+
+THOUSAND = [
+    Honest("show_thousand_runs", "lambda", """
+def run():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+print(Tally(lambda: run(), 1000))
+"""),
+    Honest("show_thousand_runs", "most_common_table", """
+def undiffuse_one():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+tally = Tally(undiffuse_one, 1000)
+for sentence, count in tally.most_common():
+    print(f"{count:5d}  {sentence}")
+"""),
+    Honest("show_thousand_runs", "dict", """
+def make():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+counts = Tally(make, 1000)
+print(dict(counts))
+"""),
+    Honest("show_thousand_runs", "header_and_verdict", """
+T = 10
+def one_run():
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+tally = Tally(one_run, 1000)
+print(f"{sum(tally.values())} undiffusions with T = {T}:")
+print(tally)
+print("always 'the cat is alive':", set(tally) == {"the cat is alive"})
+"""),
+    Honest("show_thousand_runs", "percent_with_total", """
+def sample():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+tally = Tally(sample, 1000)
+total = sum(tally.values())
+for sentence, count in tally.items():
+    print(f"'{sentence}': {count} of {total} ({100 * count / total:.1f}%)")
+"""),
+    Honest("show_thousand_runs", "most_common_list", """
+def run(T=10):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+print(Tally(run, 1000).most_common())
+"""),
+    Honest("show_thousand_runs", "counter_and_its_size", """
+def undiffused():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+result = Tally(undiffused, 1000)
+print("distinct sentences:", len(result))
+print(result)
+"""),
+    Honest("show_thousand_runs", "colon_lines", """
+def make_one():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+for sentence, n in Tally(make_one, 1000).items():
+    print(sentence, ":", n)
+"""),
+]
+
+UNDIFFUSION_HISTOGRAMS = [
+    Honest("plot_undiffusion_histograms", "density_pyplot", """
+bins = [k - 0.5 for k in range(6)]
+plt.hist(forward, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")
+plt.hist(backward, bins=bins, density=True, alpha=0.5, label="Undiffuse")
+plt.xlabel("masked tokens in x_5")
+plt.ylabel("probability")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "grouped_hist", """
+import numpy as np
+plt.hist([forward, backward], bins=np.arange(6) - 0.5, label=["forward", "undiffusion"])
+plt.xlabel("number of masks")
+plt.ylabel("count")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "side_by_side_bincount", """
+import numpy as np
+k = np.arange(5)
+fig, ax = plt.subplots()
+ax.bar(k - 0.2, np.bincount(forward, minlength=5), width=0.4, label="ForwardMaskFast, t = 5")
+ax.bar(k + 0.2, np.bincount(backward, minlength=5), width=0.4, label="Undiffuse 10 -> 5")
+ax.set_xticks(k)
+ax.set_xlabel("masked tokens")
+ax.set_ylabel("runs")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "step_histograms", """
+edges = torch.arange(6) - 0.5
+plt.hist(forward, bins=edges, histtype="step", lw=2, label="forward")
+plt.hist(backward, bins=edges, histtype="step", lw=2, ls="--", label="backward")
+plt.xlabel("# masked")
+plt.ylabel("frequency")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "stairs_fractions", """
+import numpy as np
+edges = np.arange(-0.5, 5)
+for data, name in ((forward, "ForwardMaskFast"), (backward, "Undiffuse")):
+    h, _ = np.histogram(data, bins=edges)
+    plt.stairs(h / len(data), edges, label=name)
+plt.xlabel("masked tokens at t = 5")
+plt.ylabel("fraction of runs")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "default_bins", """
+plt.hist(forward, alpha=0.5, label="forward to t=5")
+plt.hist(backward, alpha=0.5, label="undiffused to t=5")
+plt.xlabel("masked tokens")
+plt.ylabel("count")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "horizontal_bars", """
+from collections import Counter
+f, b = Counter(forward), Counter(backward)
+ks = list(range(5))
+plt.barh([k - 0.2 for k in ks], [f[k] for k in ks], height=0.4, label="ForwardMaskFast")
+plt.barh([k + 0.2 for k in ks], [b[k] for k in ks], height=0.4, label="Undiffuse")
+plt.ylabel("masked tokens")
+plt.xlabel("count")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_undiffusion_histograms", "percent_object_api", """
+import numpy as np
+fig, ax = plt.subplots(figsize=(6, 4))
+bins = np.arange(6) - 0.5
+ax.hist(forward, bins=bins, weights=np.full(len(forward), 100 / len(forward)), alpha=0.6, label="ForwardMaskFast")
+ax.hist(backward, bins=bins, weights=np.full(len(backward), 100 / len(backward)), alpha=0.6, label="Undiffuse")
+ax.set_xlabel("masked tokens")
+ax.set_ylabel("% of runs")
+ax.set_title(f"x_5 two ways, {n_runs} samples each")
+ax.grid(axis="y")
+ax.legend()
+plt.show()
+"""),
+]
+
+TWO_SENTENCE_BARS = [
+    Honest("plot_two_sentence_bars", "categorical_counts", """
+plt.bar(list(made.keys()), list(made.values()))
+plt.xticks(rotation=45, ha="right")
+plt.ylabel("count")
+plt.title("T = 50")
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "barh_counts", """
+names = list(made)
+plt.barh(names, [made[n] for n in names])
+plt.xlabel("how often")
+plt.title("T = 50")
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "percent", """
+total = sum(made.values())
+names = sorted(made, key=made.get, reverse=True)
+plt.bar(range(len(names)), [100 * made[n] / total for n in names])
+plt.xticks(range(len(names)), names, rotation=60)
+plt.ylabel("% of sentences")
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "tick_label_fractions", """
+names, counts = zip(*made.most_common())
+total = sum(counts)
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.bar(range(len(names)), [c / total for c in counts], tick_label=names)
+ax.set_ylabel("fraction")
+ax.set_title(f"{total} sentences, T = 50")
+plt.xticks(rotation=30)
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "numpy_with_counts_written", """
+import numpy as np
+names = np.array(list(made))
+counts = np.array([made[n] for n in names])
+fig, ax = plt.subplots()
+bars = ax.bar(names, counts, color="tab:green")
+for rect, c in zip(bars, counts):
+    ax.text(rect.get_x() + rect.get_width() / 2, c, str(c), ha="center", va="bottom")
+ax.set_ylabel("number of sentences")
+ax.grid(axis="y", alpha=0.3)
+ax.tick_params(axis="x", rotation=45)
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "barh_fraction_inverted", """
+total = sum(made.values())
+names = [s for s, _ in made.most_common()]
+fig, ax = plt.subplots()
+ax.barh(range(len(names)), [made[s] / total for s in names])
+ax.set_yticks(range(len(names)))
+ax.set_yticklabels(names)
+ax.invert_yaxis()
+ax.set_xlabel("fraction of 2000 sentences")
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "all_four_combinations", """
+order = ["the cat is alive", "the box is empty", "the cat is empty", "the box is alive"]
+names = order + [s for s in made if s not in order]
+plt.bar(names, [made.get(s, 0) for s in names])
+plt.xticks(rotation=90)
+plt.ylabel("count")
+plt.xlabel("sentence")
+plt.show()
+"""),
+    Honest("plot_two_sentence_bars", "torch_heights_and_xticks", """
+names = list(made)
+heights = torch.tensor([made[n] for n in names], dtype=torch.float) / sum(made.values())
+fig, ax = plt.subplots()
+ax.bar(torch.arange(len(names)), heights, width=0.6)
+ax.set_xticks(range(len(names)))
+ax.set_xticklabels(names, rotation=45, ha="right")
+ax.set_ylim(0, 1)
+ax.set_ylabel("share")
+plt.show()
+"""),
+]
+
+CAT = [
+    Honest("plot_cat_probability", "object_api_t_descending", """
+T = 50
+cat = vocab.index("cat")
+fig, ax = plt.subplots()
+for run in range(10):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, cat]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    ax.plot(list(range(T, 0, -1)), ps)
+ax.set_ylim(0, 1)
+ax.set_xlabel("t")
+ax.set_ylabel("P(cat at position 2)")
+plt.show()
+"""),
+    Honest("plot_cat_probability", "fifty_one_points", """
+T = 50
+for run in range(10):
+    x = torch.full((4,), MASK)
+    ps = [float(GuessX0_two(x)[1, vocab.index("cat")])]
+    for t in range(T, 0, -1):
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+    plt.plot(range(T, -1, -1), ps)
+plt.ylim(0, 1)
+plt.xlabel("t")
+plt.ylabel("guessed P(cat)")
+plt.show()
+"""),
+    Honest("plot_cat_probability", "steps_taken_on_x", """
+T = 50
+for run in range(10):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(GuessX0_two(x)[1, vocab.index("cat")].item())
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    plt.plot(ps, label=f"run {run + 1}")
+plt.ylim(0, 1)
+plt.xlabel("steps taken (t = 50 - step)")
+plt.ylabel("P(x[1] = cat)")
+plt.legend(fontsize=6, ncol=2)
+plt.show()
+"""),
+    Honest("plot_cat_probability", "one_panel_per_run", """
+T = 50
+fig, axes = plt.subplots(2, 5, figsize=(14, 5), sharey=True)
+for ax in axes.flat:
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    ax.plot(range(T, 0, -1), ps)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("t")
+    ax.set_ylabel("P(cat)")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_cat_probability", "scatter_points", """
+T = 50
+fig, ax = plt.subplots()
+for run in range(10):
+    x, ts, ps = torch.full((4,), MASK), [], []
+    for t in range(T, 0, -1):
+        ts.append(t)
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    ax.scatter(ts, ps, s=6)
+ax.set_ylim(-0.05, 1.05)
+ax.invert_xaxis()
+ax.set_xlabel("t")
+ax.set_ylabel("probability of cat")
+plt.show()
+"""),
+    Honest("plot_cat_probability", "numpy_array_one_call", """
+import numpy as np
+T, runs = 50, 10
+trace = np.zeros((runs, T))
+for r in range(runs):
+    x = torch.full((4,), MASK)
+    for i, t in enumerate(range(T, 0, -1)):
+        trace[r, i] = GuessX0_two(x)[1, vocab.index("cat")]
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+plt.plot(np.arange(T, 0, -1), trace.T, alpha=0.6)
+plt.ylim(0, 1)
+plt.xlabel("t")
+plt.ylabel("P(position 2 = cat)")
+plt.title("10 runs, T = 50")
+plt.show()
+"""),
+    Honest("plot_cat_probability", "step_lines_grid", """
+T = 50
+for run in range(10):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    plt.step(range(T, 0, -1), ps, where="post")
+plt.ylim(0, 1)
+plt.grid(True)
+plt.xlabel("t")
+plt.ylabel("P(cat)")
+plt.show()
+"""),
+    Honest("plot_cat_probability", "with_their_average", """
+T = 50
+traces = []
+for run in range(10):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    traces.append(ps)
+    plt.plot(range(T, 0, -1), ps, color="gray", alpha=0.5)
+plt.axhline(0.8, color="r", ls=":", label="prior 0.8")
+plt.ylim(0, 1)
+plt.xlabel("t")
+plt.ylabel("P(cat at position 2)")
+plt.legend()
+plt.show()
+"""),
+]
+
+
+FEW_STEPS = [
+    Honest("plot_bars_few_steps", "four_panels_categorical", """
+fig, axes = plt.subplots(1, 4, figsize=(16, 4), sharey=True)
+for ax, T in zip(axes, (1, 2, 4, 10)):
+    made = made_by_T[T]
+    ax.bar(list(made), list(made.values()))
+    ax.set_title(f"T = {T}")
+    ax.tick_params(axis="x", rotation=90)
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "two_by_two_fractions", """
+fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+for ax, T in zip(axes.flat, [1, 2, 4, 10]):
+    made = made_by_T[T]
+    total = sum(made.values())
+    names = sorted(made)
+    ax.bar(range(len(names)), [made[n] / total for n in names], tick_label=names)
+    ax.set_title(f"T={T}")
+    ax.set_ylabel("fraction")
+    ax.tick_params(axis="x", labelrotation=60)
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "one_figure_per_T", """
+for T in (1, 2, 4, 10):
+    made = made_by_T[T]
+    plt.figure(figsize=(5, 3))
+    plt.bar(made.keys(), made.values())
+    plt.title(f"T = {T}")
+    plt.ylabel("count")
+    plt.xticks(rotation=60, ha="right")
+    plt.show()
+"""),
+    Honest("plot_bars_few_steps", "barh_panels", """
+fig, axes = plt.subplots(4, 1, figsize=(6, 12))
+for ax, T in zip(axes, (1, 2, 4, 10)):
+    made = made_by_T[T]
+    names = [s for s, _ in made.most_common()]
+    ax.barh(names, [made[s] for s in names])
+    ax.set_title(f"T = {T}")
+    ax.set_xlabel("sentences")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "percent_panels_same_order", """
+order = ["the cat is alive", "the box is empty", "the cat is empty", "the box is alive"]
+fig, axes = plt.subplots(1, 4, figsize=(16, 4))
+for ax, T in zip(axes, (1, 2, 4, 10)):
+    made = made_by_T[T]
+    names = order + sorted(set(made) - set(order))
+    total = sum(made.values())
+    ax.bar(range(len(names)), [100 * made.get(n, 0) / total for n in names])
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=70, fontsize=7)
+    ax.set_ylabel("% of sentences")
+    ax.set_title(f"T = {T}")
+fig.suptitle("fewer, bigger steps")
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "reference_helpers_new_sampling", """
+fig, axes = plt.subplots(1, 4, figsize=(15, 3.5))
+for ax, T in zip(axes, (1, 2, 4, 10)):
+    bar_chart(ax, sentences(T, Undiffuse, 2000), f"T = {T}")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "grouped_bars_one_axes", """
+import numpy as np
+names = sorted(set().union(*[set(m) for m in made_by_T.values()]))
+x = np.arange(len(names))
+fig, ax = plt.subplots(figsize=(10, 4))
+for i, T in enumerate((1, 2, 4, 10)):
+    made = made_by_T[T]
+    total = sum(made.values())
+    ax.bar(x + (i - 1.5) * 0.2, [made.get(n, 0) / total for n in names], width=0.2, label=f"T = {T}")
+ax.set_xticks(x, names, rotation=60, ha="right")
+ax.set_ylabel("fraction")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_bars_few_steps", "numpy_counts_with_grid", """
+import numpy as np
+fig, axes = plt.subplots(1, 4, figsize=(16, 4))
+for ax, T in zip(axes, (1, 2, 4, 10)):
+    made = made_by_T[T]
+    names = list(made)
+    ax.bar(np.arange(len(names)), np.array([made[n] for n in names]))
+    ax.set_xticks(np.arange(len(names)))
+    ax.set_xticklabels(names, rotation=80)
+    ax.set_title(f"{T} steps (T = {T})")
+    ax.grid(axis="y")
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+"""),
+]
+
+IMPOSSIBLE = [
+    Honest("plot_impossible_fraction", "object_api_log_scales", """
+fig, ax = plt.subplots()
+ax.plot(Ts, impossible, "o-", label="measured")
+ax.plot(Ts, [0.32 / T for T in Ts], "--", label="0.32/T")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xlabel("T")
+ax.set_ylabel("fraction impossible")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "axline_on_log_axes", """
+plt.loglog(Ts, impossible, "s", label="neither real sentence")
+plt.axline((1, 0.32), (50, 0.32 / 50), color="k", ls=":", label="0.32 / T")
+plt.xlabel("T (steps)")
+plt.ylabel("fraction")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "scatter_and_a_dense_line", """
+import numpy as np
+grid = np.logspace(0, np.log10(50), 100)
+plt.scatter(Ts, impossible, label="measured", zorder=3)
+plt.plot(grid, 0.32 / grid, "r-", label="0.32/T")
+plt.xscale("log")
+plt.yscale("log")
+plt.xlabel("T")
+plt.ylabel("impossible fraction")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "percent", """
+plt.loglog(Ts, [100 * f for f in impossible], "o", label="measured")
+plt.loglog(Ts, [32 / T for T in Ts], "k--", label="32 / T %")
+plt.xlabel("number of steps T")
+plt.ylabel("% impossible sentences")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "errorbar_binomial", """
+import numpy as np
+n = np.array([sum(made_by_T[T].values()) for T in Ts])
+f = np.array(impossible)
+plt.errorbar(Ts, f, yerr=np.sqrt(f * (1 - f) / n), fmt="o", capsize=3, label="measured")
+plt.plot(Ts, 0.32 / np.array(Ts), "k-", label="0.32/T")
+plt.xscale("log")
+plt.yscale("log")
+plt.xlabel("T")
+plt.ylabel("fraction of impossible sentences")
+plt.legend()
+plt.grid(True, which="both", alpha=0.3)
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "recomputed_from_tallies_torch", """
+Ts_t = torch.tensor(Ts, dtype=torch.float)
+fr = torch.tensor([1 - (m["the cat is alive"] + m["the box is empty"]) / sum(m.values())
+                   for m in (made_by_T[T] for T in Ts)])
+fig, ax = plt.subplots(figsize=(5, 4))
+ax.loglog(Ts_t, fr, "D", label="fraction neither real")
+ax.loglog(Ts_t, 0.32 / Ts_t, "g-", label="0.32 / T")
+ax.set_xlabel("T")
+ax.set_ylabel("fraction")
+ax.set_title("impossible sentences vs T")
+ax.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "line_first_then_points_annotated", """
+plt.loglog(Ts, [0.32 / T for T in Ts], color="gray", label="0.32 / T")
+plt.loglog(Ts, impossible, "ro", label="undiffusion")
+for T, f in zip(Ts, impossible):
+    plt.annotate(f"T={T}", (T, f), textcoords="offset points", xytext=(4, 4), fontsize=7)
+plt.xlabel("T")
+plt.ylabel("fraction neither sentence")
+plt.legend()
+plt.show()
+"""),
+    Honest("plot_impossible_fraction", "lists_and_grid", """
+xs = list(Ts)
+ys = list(impossible)
+theory = [0.32 / x for x in xs]
+plt.figure()
+plt.loglog(xs, ys, marker="o", linestyle="none", label="data")
+plt.loglog(xs, theory, linestyle="--", label="0.32/T")
+plt.grid(True)
+plt.xlabel("steps T")
+plt.ylabel("share of impossible sentences")
+plt.legend()
+plt.show()
+"""),
+]
+
+GREEDY_RUNS = [
+    Honest("show_greedy_runs", "three_runs_bare", """
+for run in range(3):
+    x = torch.full((4,), MASK)
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        print(Decode(x))
+    print()
+"""),
+    Honest("show_greedy_runs", "two_runs_x_t", """
+T = 4
+for run in range(2):
+    print(f"run {run}")
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        print(f"x_{t - 1} = {Decode(x)}")
+"""),
+    Honest("show_greedy_runs", "masks_printed_first", """
+for run in range(4):
+    x = torch.full((4,), MASK)
+    print(f"run {run + 1}:")
+    print(f"  t = 4: {Decode(x)}")
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        print(f"  t = {t - 1}: {Decode(x)}")
+"""),
+    Honest("show_greedy_runs", "one_run_per_line", """
+for run in range(3):
+    x, steps = torch.full((4,), MASK), []
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        steps.append(Decode(x))
+    print(f"run {run + 1}: " + " | ".join(steps))
+"""),
+    Honest("show_greedy_runs", "five_runs_header", """
+print("greedy undiffusion, T = 4")
+for run in range(5):
+    x = torch.full((4,), MASK)
+    print(f"== run {run + 1} ==")
+    for step, t in enumerate(range(4, 0, -1), 1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        print(f"step {step}: {Decode(x)}")
+"""),
+    Honest("show_greedy_runs", "histories_then_printed", """
+runs = []
+for _ in range(3):
+    x, h = torch.full((4,), MASK), []
+    for t in [4, 3, 2, 1]:
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        h.append(x.clone())
+    runs.append(h)
+for i, h in enumerate(runs, 1):
+    print("Run", i)
+    for t, x in zip([3, 2, 1, 0], h):
+        print(" ", t, Decode(x))
+"""),
+    Honest("show_greedy_runs", "masks_left", """
+for run in range(3):
+    x = torch.full((4,), MASK)
+    print(f"run {run + 1}")
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        print(f"  t={t - 1} ({int((x == MASK).sum())} masked): {Decode(x)}")
+"""),
+    Honest("show_greedy_runs", "functions_and_list", """
+def greedy_history(T=4):
+    x, out = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        out.append(Decode(x))
+    return out
+
+for run in range(3):
+    print(f"run {run + 1}")
+    print("\\n".join("   " + s for s in greedy_history()))
+"""),
+]
+
+GREEDY_BARS = [
+    Honest("plot_greedy_bars", "three_panels_categorical", """
+fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+for ax, T in zip(axes, (1, 2, 4)):
+    made = greedy_by_T[T]
+    ax.bar(list(made), list(made.values()))
+    ax.set_title(f"T = {T}")
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "barh_stacked_panels", """
+fig, axes = plt.subplots(3, 1, figsize=(6, 7))
+for ax, T in zip(axes, [1, 2, 4]):
+    made = greedy_by_T[T]
+    ax.barh(list(made), [made[s] / sum(made.values()) for s in made])
+    ax.set_xlim(0, 1)
+    ax.set_title(f"greedy, T = {T}")
+    ax.set_xlabel("fraction")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "one_figure_per_T", """
+for T in (1, 2, 4):
+    made = greedy_by_T[T]
+    plt.figure()
+    plt.bar(made.keys(), made.values())
+    plt.title(f"T = {T}")
+    plt.ylabel("number of sentences")
+    plt.show()
+"""),
+    Honest("plot_greedy_bars", "all_four_sentences_fraction", """
+order = ["the cat is alive", "the box is empty", "the cat is empty", "the box is alive"]
+fig, axes = plt.subplots(1, 3, figsize=(12, 4), sharey=True)
+for ax, T in zip(axes, (1, 2, 4)):
+    made = greedy_by_T[T]
+    names = order + [s for s in made if s not in order]
+    total = sum(made.values())
+    ax.bar(range(len(names)), [made.get(s, 0) / total for s in names], tick_label=names)
+    ax.tick_params(axis="x", rotation=70)
+    ax.set_title(f"T = {T}")
+axes[0].set_ylabel("fraction")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "percent", """
+fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+for ax, T in zip(axes, (1, 2, 4)):
+    made = greedy_by_T[T]
+    total = sum(made.values())
+    ax.bar(list(made), [100 * c / total for c in made.values()])
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("% of runs")
+    ax.set_title(f"T = {T}")
+fig.suptitle("greedy undiffusion")
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "reference_helpers_new_sampling", """
+fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+for ax, T in zip(axes, (1, 2, 4)):
+    bar_chart(ax, sentences(T, UndiffuseGreedy, 200), f"T = {T}")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "counts_written_on_bars", """
+fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+for ax, T in zip(axes, (1, 2, 4)):
+    made = greedy_by_T[T]
+    names = list(made)
+    bars = ax.bar(range(len(names)), [made[n] for n in names])
+    ax.bar_label(bars)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names)
+    ax.set_title(f"T = {T}")
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+"""),
+    Honest("plot_greedy_bars", "grouped_bars_one_axes", """
+import numpy as np
+names = sorted(set().union(*greedy_by_T.values()))
+x = np.arange(len(names))
+for i, T in enumerate((1, 2, 4)):
+    made = greedy_by_T[T]
+    plt.bar(x + (i - 1) * 0.25, [made.get(n, 0) for n in names], width=0.25, label=f"T = {T}")
+plt.xticks(x, names)
+plt.ylabel("count")
+plt.title("greedy undiffusion")
+plt.legend()
+plt.show()
+"""),
+]
+
+HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS

@@ -1,0 +1,120 @@
+"""The honest catalog (tests/honest/): every correct drawing and printout of a graded cell, written as
+different students would, earns its points; every wrong plot of tests/mutants/plots.py still fails.
+
+Each cell's work (`DATA`) runs once, after the notebook's earlier cells; every alternative then draws
+from a fresh copy of that namespace, so the catalog varies only the drawing (the cost is the drawing).
+"""
+import copy
+import os
+import types
+from functools import lru_cache
+
+import pytest
+import torch
+
+from maskdiff_solutions.grading.core import SEED_VARIABLE
+from maskdiff_solutions.course import notebooks as nbtools
+from tests.honest import catalog
+from tests.support import cells
+from tests.test_checks_plots import judge
+
+REVIEW_SHARE = 0.05     # at most this share of the catalog may be sent to a person
+
+
+def _copy(namespace):
+    """A fresh copy of a namespace (tensors, and the lists and dicts that hold them), its functions
+    rebound to the copy, as tests/test_checks_plots.namespace does."""
+    ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (list, dict)) and k != "__builtins__"
+          else v for k, v in namespace.items()}
+    for k, v in ns.items():
+        if isinstance(v, types.FunctionType) and v.__globals__ is namespace:
+            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
+            ns[k].__kwdefaults__, ns[k].__doc__ = v.__kwdefaults__, v.__doc__
+    return ns
+
+
+@lru_cache(maxsize=None)
+def _notebook(notebook):
+    """{drawing cell: namespace just before it, its DATA done}, from one run of the notebook's code cells
+    (test cells skipped) in quick mode, as under the grader: each cell's work runs once."""
+    data = {h.cell: d for nb, d, h in CATALOG if nb == notebook}
+    os.environ["NBGRADER_EXECUTION"] = "autograde"
+    torch.manual_seed(0)
+    ns, before = {"__name__": "__main__"}, {}
+    try:
+        for cell in cells.notebook_cells(notebook):
+            if cell.cell_type != "code" or nbtools.is_test(cell):
+                continue
+            grade_id = nbtools.grade_id(cell)
+            if grade_id in data:
+                before[grade_id] = _copy(ns)
+                if data[grade_id] and cells.run_cell(data[grade_id], before[grade_id]).raised is not None:
+                    raise RuntimeError(f"{grade_id}: its data raised")
+            if cells.run_cell(cell.source, ns).raised is not None:
+                raise RuntimeError(f"{notebook}: cell {grade_id} raised")
+    finally:
+        os.environ.pop("NBGRADER_EXECUTION", None)
+    return before
+
+
+def fresh(notebook, cell):
+    """A copy of the cell's namespace (an alternative must not change what the next one draws from)."""
+    return _copy(_notebook(notebook)[cell])
+
+
+def verdict(outcome):
+    return "pass" if outcome.passed else "review" if getattr(outcome, "review", False) else "fail"
+
+
+CATALOG = catalog()
+
+
+@lru_cache(maxsize=None)
+def outcome_of(index, seed=1):
+    """The check's outcome on the catalog's alternative `index` (graded once per test session)."""
+    notebook, data, honest = CATALOG[index]
+    os.environ[SEED_VARIABLE] = str(seed)
+    try:
+        torch.manual_seed(seed)
+        return judge(honest.cell, honest.source, fresh(notebook, honest.cell))
+    finally:
+        os.environ.pop(SEED_VARIABLE, None)
+
+
+@pytest.mark.parametrize("index", range(len(CATALOG)), ids=[f"{h.cell}:{h.name}" for _, _, h in CATALOG])
+def test_an_honest_drawing_earns_its_points(index):
+    outcome = outcome_of(index)
+    assert outcome.raised is None, f"the alternative itself raised: {outcome.raised!r}"
+    assert verdict(outcome) != "fail", outcome.message
+    if verdict(outcome) == "review":
+        pytest.xfail(f"sent to review: {outcome.message}")  # counted against REVIEW_SHARE below
+
+
+def test_the_catalog_covers_every_cell_eight_times_and_few_go_to_review():
+    from collections import Counter
+    per_cell = Counter(h.cell for _, _, h in CATALOG)
+    assert min(per_cell.values()) >= 8, {c: n for c, n in per_cell.items() if n < 8}
+    names = [(h.cell, h.name) for _, _, h in CATALOG]
+    assert len(names) == len(set(names)), "two alternatives of one cell share a name"
+    reviews = [h for i, (_, _, h) in enumerate(CATALOG) if verdict(outcome_of(i)) == "review"]
+    assert len(reviews) <= REVIEW_SHARE * len(CATALOG), [f"{h.cell}:{h.name}" for h in reviews]
+
+
+def test_the_runs_a_task_promises_are_the_runs_its_check_asks():
+    """'repeats(1000)`: at least 200 ... under the autograder' in a task's text is what the checks count
+    (forward_plots.runs_asked) and what the notebook's own repeats() gives in quick mode."""
+    import re
+
+    from maskdiff_solutions.course import notebooks as nbtools
+    from maskdiff_solutions.grading.forward_plots import runs_asked
+    promised = 0
+    for notebook in ("01_noise_for_words.ipynb", "02_undiffusing.ipynb"):
+        book = cells.notebook_cells(notebook)
+        setup = [c.source for c in book if c.cell_type == "code" and nbtools.grade_id(c) == "setup"][0]
+        scope = {"QUICK": True}   # the notebook's own repeats(), as under the autograder
+        exec(setup[setup.index("def repeats"):].split("\n\n")[0], scope)
+        for cell in book:
+            for n, least in re.findall(r"repeats\((\d+)\)`: at least (\d+)", cell.source.replace("\n", " ")):
+                assert runs_asked(int(n)) == scope["repeats"](int(n)) == int(least), (notebook, n, least)
+                promised += 1
+    assert promised >= 2
