@@ -40,6 +40,15 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
 }
 
 
+def xdist_group(item):
+    """Under pytest-xdist (tests/conftest.py) the tests of one plot cell run on one worker, which runs
+    the notebook up to that cell once (`_namespace`); different cells spread over the workers."""
+    params = getattr(item, "callspec", None) and item.callspec.params
+    if not params:
+        return None
+    return params["mutant"].cell if "check" not in params else params["check"]
+
+
 @lru_cache(maxsize=None)
 def _namespace(notebook, cell):
     return cells.namespace_before(notebook, cell)[0]
@@ -125,6 +134,7 @@ def faithful_plots():
     return pairs
 
 
+@pytest.mark.slow  # a sweep of every function mutant: CI runs it, the inner loop does not
 @pytest.mark.parametrize("check,mutant", faithful_plots(), ids=lambda v: v if isinstance(v, str) else f"{v.function}:{v.name}")
 def test_a_buggy_function_plotted_faithfully_costs_nothing(check, mutant):
     notebook = PLOT_CHECKS[check]
