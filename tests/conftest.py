@@ -15,6 +15,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 # caches are built once), but every test that uses one of these session fixtures, whatever its
 # module, in one group (the batch is graded once). A module whose tests share nothing costly can
 # spread them: `def xdist_group(item)` in it returns a test's group, or None for any worker.
+if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores: one torch thread each, not two
+    import torch
+    torch.set_num_threads(1)
 SHARED_FIXTURES = {"awkward_batch": "graded_batch", "graded_batch": "graded_batch",
                    "small_batch": "graded_batch", "small_serial": "graded_batch"}
 
