@@ -112,6 +112,7 @@ def main():
     parser.add_argument("baseline", type=Path, help="folder for the kept outputs (outside the repository)")
     parser.add_argument("--every", type=int, help="grade every Nth mutant of each function (save: default 1; "
                         "check: default the baseline's, else a multiple of it)")
+    parser.add_argument("--keep", type=Path, help="check: keep the fresh outputs here too (to read the differences)")
     args = parser.parse_args()
     course = Course.load(ROOT)
     settings = args.baseline / "settings.json"
@@ -133,7 +134,7 @@ def main():
             settings.write_text(json.dumps({"every": every}) + "\n")
             print(f"saved {len(files(args.baseline)) - 1} files in {args.baseline}")
             return 0
-        fresh = Path(scratch) / "kept"
+        fresh = args.keep or Path(scratch) / "kept"
         keep(workspaces, fresh)
         problems, same = compare(args.baseline, fresh, subset=every != saved)
         problems = [p for p in problems if p != "missing: settings.json"]
