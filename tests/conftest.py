@@ -20,11 +20,15 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores: one torch
     torch.set_num_threads(1)
 SHARED_FIXTURES = {"awkward_batch": "graded_batch", "graded_batch": "graded_batch",
                    "small_batch": "graded_batch", "small_serial": "graded_batch"}
+# These grade through kernels: whatever uses them is slow (the inner loop, -m "not slow", skips it).
+GRADING_FIXTURES = {"graded_batch", "small_serial"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     for item in items:
+        if GRADING_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("xdist_group"):
             continue
         group = next((SHARED_FIXTURES[name] for name in item.fixturenames if name in SHARED_FIXTURES), None)

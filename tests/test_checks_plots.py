@@ -100,6 +100,7 @@ def test_the_reference_plot_passes(check, seed, monkeypatch):
     assert outcome.passed, outcome.message
 
 
+@pytest.mark.slow  # redraws the heavy cells once per mutant (tens of seconds each for notebook 02's)
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.cell}:{m.name}")
 def test_a_wrong_plot_fails_its_check(mutant):
     ns = namespace(mutant.notebook, mutant.cell)
