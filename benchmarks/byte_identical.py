@@ -10,9 +10,12 @@ HTML and the autograded notebooks.
     python benchmarks/byte_identical.py save BASELINE_DIR [--every N]   # before the change
     python benchmarks/byte_identical.py check BASELINE_DIR              # after: exit 1 on any difference
 
+Run both at a low load: a cell that passes its time limit under load is flagged and loses marks.
 Keep BASELINE_DIR outside the repository (e.g. /work/baselines/issue24). `check` grades the same
 batches (the --every the baseline was saved with) and compares every file, naming each that differs,
-is missing or is new. `check --every M`, M a multiple of the baseline's, grades fewer mutants (a
+is missing or is new. Two things in an autograded notebook change on every run and are left out of
+its comparison: each cell's `metadata.execution` (nbclient's timestamps) and the notebook's
+`metadata.widgets` (progress bars' random model ids); every other byte counts. `check --every M`, M a multiple of the baseline's, grades fewer mutants (a
 loaded machine): then each file of the students graded is compared, and each of the CSV's rows.
 """
 import argparse
@@ -87,6 +90,20 @@ def keep(workspaces, baseline):
                 shutil.copy2(source, target)
 
 
+def same(a, b):
+    if a.suffix != ".ipynb":
+        return filecmp.cmp(a, b, shallow=False)
+    return without_run_stamps(a) == without_run_stamps(b)
+
+
+def without_run_stamps(path):
+    nb = json.loads(path.read_text())
+    nb.get("metadata", {}).pop("widgets", None)
+    for cell in nb.get("cells", []):
+        cell.get("metadata", {}).pop("execution", None)
+    return json.dumps(nb, sort_keys=True)
+
+
 def compare(baseline, fresh, subset=False):
     """Lines naming each file that differs, is missing from `fresh` or is new in it. With `subset`
     (fewer mutant students graded): only the mutant students graded, and the CSV row by row."""
@@ -102,7 +119,7 @@ def compare(baseline, fresh, subset=False):
     else:
         problems = []
     problems += [f"missing: {p}" for p in sorted(old - new)] + [f"new: {p}" for p in sorted(new - old)]
-    problems += [f"differs: {p}" for p in sorted(old & new) if not filecmp.cmp(baseline / p, fresh / p, shallow=False)]
+    problems += [f"differs: {p}" for p in sorted(old & new) if not same(baseline / p, fresh / p)]
     return problems, len(old & new)
 
 
