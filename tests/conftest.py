@@ -10,6 +10,34 @@ ROOT = Path(__file__).resolve().parents[1]
 # as they do when instructors grade.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
+# Under pytest-xdist (`.ci/run`: -n 2 --dist loadgroup) each worker builds its own session and module
+# fixtures. So every test runs on the worker of its group: by default its module (module fixtures and
+# caches are built once), but every test that uses one of these session fixtures, whatever its
+# module, in one group (the batch is graded once). A module whose tests share nothing costly can
+# spread them: `def xdist_group(item)` in it returns a test's group, or None for any worker.
+if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores: one torch thread each, not two
+    import torch
+    torch.set_num_threads(1)
+SHARED_FIXTURES = {"awkward_batch": "graded_batch", "graded_batch": "graded_batch",
+                   "small_batch": "graded_batch", "small_serial": "graded_batch"}
+# These grade through kernels: whatever uses them is slow (the inner loop, -m "not slow", skips it).
+GRADING_FIXTURES = {"graded_batch", "small_serial"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if GRADING_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("xdist_group"):
+            continue
+        group = next((SHARED_FIXTURES[name] for name in item.fixturenames if name in SHARED_FIXTURES), None)
+        if group is None:
+            chooser = getattr(item.module, "xdist_group", None)
+            group = chooser(item) if chooser else item.module.__name__
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(scope="session")
 def course():

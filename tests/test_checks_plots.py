@@ -40,6 +40,15 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
 }
 
 
+def xdist_group(item):
+    """Under pytest-xdist (tests/conftest.py) the tests of one plot cell run on one worker, which runs
+    the notebook up to that cell once (`_namespace`); different cells spread over the workers."""
+    params = getattr(item, "callspec", None) and item.callspec.params
+    if not params:
+        return None
+    return params["mutant"].cell if "check" not in params else params["check"]
+
+
 @lru_cache(maxsize=None)
 def _namespace(notebook, cell):
     return cells.namespace_before(notebook, cell)[0]
@@ -95,6 +104,7 @@ def test_the_reference_plot_passes(check, seed, monkeypatch):
     assert outcome.passed, outcome.message
 
 
+@pytest.mark.slow  # redraws the heavy cells once per mutant (tens of seconds each for notebook 02's)
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.cell}:{m.name}")
 def test_a_wrong_plot_fails_its_check(mutant):
     ns = namespace(mutant.notebook, mutant.cell)
@@ -129,6 +139,7 @@ def faithful_plots():
     return pairs
 
 
+@pytest.mark.slow  # a sweep of every function mutant: CI runs it, the inner loop does not
 @pytest.mark.parametrize("check,mutant", faithful_plots(), ids=lambda v: v if isinstance(v, str) else f"{v.function}:{v.name}")
 def test_a_buggy_function_plotted_faithfully_costs_nothing(check, mutant):
     notebook = PLOT_CHECKS[check]
