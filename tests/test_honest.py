@@ -4,9 +4,7 @@ different students would, earns its points; every wrong plot of tests/mutants/pl
 Each cell's work (`DATA`) runs once, after the notebook's earlier cells; every alternative then draws
 from a fresh copy of that namespace, so the catalog varies only the drawing (the cost is the drawing).
 """
-import copy
 import os
-import types
 from functools import lru_cache
 
 import pytest
@@ -16,21 +14,9 @@ from maskdiff_solutions.grading.core import SEED_VARIABLE
 from maskdiff_solutions.course import notebooks as nbtools
 from tests.honest import catalog
 from tests.support import cells
-from tests.test_checks_plots import judge
+from tests.test_checks_plots import fresh_copy, judge
 
 REVIEW_SHARE = 0.05     # at most this share of the catalog may be sent to a person
-
-
-def _copy(namespace):
-    """A fresh copy of a namespace (tensors, and the lists and dicts that hold them), its functions
-    rebound to the copy, as tests/test_checks_plots.namespace does."""
-    ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (list, dict)) and k != "__builtins__"
-          else v for k, v in namespace.items()}
-    for k, v in ns.items():
-        if isinstance(v, types.FunctionType) and v.__globals__ is namespace:
-            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
-            ns[k].__kwdefaults__, ns[k].__doc__ = v.__kwdefaults__, v.__doc__
-    return ns
 
 
 @lru_cache(maxsize=None)
@@ -47,7 +33,7 @@ def _notebook(notebook):
                 continue
             grade_id = nbtools.grade_id(cell)
             if grade_id in data:
-                before[grade_id] = _copy(ns)
+                before[grade_id] = fresh_copy(ns)
                 if data[grade_id] and cells.run_cell(data[grade_id], before[grade_id]).raised is not None:
                     raise RuntimeError(f"{grade_id}: its data raised")
             if cells.run_cell(cell.source, ns).raised is not None:
@@ -59,7 +45,7 @@ def _notebook(notebook):
 
 def fresh(notebook, cell):
     """A copy of the cell's namespace (an alternative must not change what the next one draws from)."""
-    return _copy(_notebook(notebook)[cell])
+    return fresh_copy(_notebook(notebook)[cell])
 
 
 def verdict(outcome):
