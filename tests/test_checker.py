@@ -120,7 +120,9 @@ def test_a_plot_is_judged_through_the_checker(kernel, check):
     for mutant in [m for m in PLOT_MUTANTS if m.cell == check][:2]:
         source = mutant.source(reference_source(notebook, check))
         record, said = kernel.run(check, source, [check], notebook=notebook, functions=mutant.functions)
-        assert not record.verdicts[check].passed and said[0][2].endswith(record.verdicts[check].message)
+        outcome = record.verdicts[check]
+        assert not outcome.passed   # failed, or (too few runs drawn as shares) sent to a person
+        assert outcome.review or said[0][2].endswith(outcome.message)   # a review is a printed note
 
 
 def test_a_review_reaches_the_kernel_as_a_note_and_the_record_as_a_review(kernel):

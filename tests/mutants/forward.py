@@ -55,7 +55,7 @@ def ForwardMask(x_0, t, beta):
         x[torch.rand(len(x)) < 1 - beta[s]] = MASK
         xs.append(x)
     return xs
-""", ("ForwardMask.rates",)),
+""", ("ForwardMask.history", "ForwardMask.rates")),   # history: with T = 1, x_1 must be all masks
     Mutant("ForwardMask", "steps use beta[s-1]", """
 def ForwardMask(x_0, t, beta):
     xs = [x_0]
