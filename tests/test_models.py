@@ -45,9 +45,9 @@ def test_stand_in_is_saved_with_save_pretrained_and_cached():
     folder, _ = stand_in("bert")
     assert (folder / "config.json").is_file() and (folder / "STAND_IN.txt").is_file()
     assert {p.name for p in folder.iterdir()} >= {"tokenizer.json", "tokenizer_config.json"}
-    started = time.perf_counter()
-    assert models.StandIn("bert", folder.parent) == folder
-    assert time.perf_counter() - started < 1.0, "a cached stand-in is not rebuilt"
+    with pytest.MonkeyPatch.context() as patch:  # a cached stand-in is loaded, never rebuilt
+        patch.setattr(models, "BuildStandIn", lambda *_: pytest.fail("a cached stand-in was rebuilt"))
+        assert models.StandIn("bert", folder.parent) == folder
     assert not list(folder.parent.glob("*.partial")), "no half-written folder is left behind"
     assert not list(folder.parent.glob("*.lock")), "no lock is left behind"
 
@@ -179,11 +179,6 @@ def test_stand_in_knows_the_capitals_lesson():
             right[T] = sum(s in pairs for s in sentences)
     assert right[20] >= 34, f"T = 20: only {right[20]} of 40 right pairs"
     assert right[1] <= 24, f"T = 1: {right[1]} of 40 right pairs; the lesson needs mixed-up pairs"
-
-
-def test_stand_in_builds_in_seconds():
-    seconds = stand_in("bert")[1]
-    assert seconds < 60, f"building the stand-in took {seconds:.0f} s (budget: a notebook cell, 30 s, unloaded)"
 
 
 def test_qwen_attention_sees_both_ways():
