@@ -7,7 +7,7 @@ it decides nothing (the verdicts stay in the hidden checks).
 
 It reads the plain data of `drawn.Cell.data()` only, needs nothing but numpy, and does not import the
 rest of this package: `publish` ships the recorder (drawn.py) and this module to students as one file,
-`maskdiff_reader.py` (course/publish.py `reader_text`), which the notebooks' set-up cell fetches from
+`drawing_reader.py` (course/publish.py `reader_text`), which the notebooks' set-up cell fetches from
 the students' public repository.
 """
 from fractions import Fraction
@@ -67,6 +67,9 @@ def axes_lines(index, ax):
             items.append(f"{len(value)} artist(s) of kind {key!r}")
     if ax.get("texts"):
         items.append(f"text: {', '.join(repr(t) for t in ax['texts'][:5])}")
+    if ax.get("unread"):  # drawn, but the reader cannot read them: a required element there goes to a person
+        items.append(f"drawn but not read: {', '.join(map(str, ax['unread']))} (if the task's curve or bars are "
+                     "among these, a person grades the cell; draw them with plot, bar, hist or step instead)")
     return head + [f"  - {item}" for item in items or ["nothing drawn in this panel"]]
 
 
@@ -84,8 +87,16 @@ def _span(values):
     return f"{finite.min():.4g} to {finite.max():.4g}" if finite.size else "no finite values"
 
 
+ROLES = {"errorbar": "an error bar's caps and bars", "stem": "a stem plot's stems", "baseline": "a stem plot's baseline"}
+
+
 def _about_line(series):
     x, y = _numbers(series, "x"), _numbers(series, "y")
+    if series.get("role") in ROLES:  # read, but never taken for the task's curve
+        return f"{ROLES[series['role']]}{_about_label(series)} (not read as a curve)"
+    if series.get("axline"):
+        return (f"an endless straight line through ({x[0]:.4g}, {y[0]:.4g}) and ({x[-1]:.4g}, {y[-1]:.4g})"
+                f"{_about_label(series)}")
     # axhline / axvline: one coordinate in data, the other across the axes
     if x.size == 2 and np.isfinite(y).all() and np.ptp(y) == 0:
         return f"a horizontal line at y = {y[0]:.4g}{_about_label(series)}"
@@ -125,6 +136,8 @@ def _about_points(series):
 
 
 def _about_segments(series):
+    if series.get("role") in ROLES:
+        return f"{ROLES[series['role']]} ({len(series.get('segments') or [])} segments, not read as a curve)"
     return f"{len(series.get('segments') or [])} line segments{_about_label(series)} (hlines, vlines, stem, errorbar)"
 
 

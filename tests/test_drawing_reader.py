@@ -87,3 +87,23 @@ def test_every_kind_of_artist_is_described():
     assert "nothing: no figure and no printout" in seen.describe({"figures": [], "printed": ""})
     mean = {**ax, "lines": [{"x": [0, 1, 2], "y": [0.1, 0.35, 0.5], "label": "mean", "in_data": True}]}
     assert "every y a whole multiple of 1/20" in seen.describe({"figures": [{"axes": [mean]}]})
+
+
+def test_the_newest_fields_of_the_reader_are_described():
+    """An endless axline, error bars and stems (read but never taken for a curve), and artists the
+    reader cannot read at all: the student is told each, from a real matplotlib figure."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from maskdiff_client import drawn
+    figure, ax = plt.subplots()
+    ax.axline((0, 1), (1, 0.5), label="floor")
+    ax.errorbar([1, 2], [0.3, 0.4], yerr=[0.1, 0.1], label="runs")
+    ax.stem([1, 2], [0.2, 0.1])
+    ax.imshow(np.zeros((2, 2)))
+    text = seen.describe({"figures": [drawn.figure_data(figure)], "printed": ""}, "plot_x")
+    plt.close(figure)
+    for words in ("an endless straight line through (0, 1) and (1, 0.5) labelled 'floor'",
+                  "an error bar's caps and bars (2 segments", "a stem plot's stems (2 segments",
+                  "a stem plot's baseline", "drawn but not read: AxesImage"):
+        assert words in text, (words, text)
