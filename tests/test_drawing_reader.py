@@ -41,7 +41,7 @@ def cell(nb, grade_id):
 
 def test_a_drawings_test_cell_prints_the_description_without_the_course_packages(course, tmp_path):
     release = notebooks.read(course.release_dir / "01_noise_for_words.ipynb")
-    assert publish.reader_url(course) in cell(release, "setup")
+    assert course.reader_url() in cell(release, "setup")
     (tmp_path / publish.READER).write_text(publish.reader_text())  # what the set-up cell fetches
     drawing = ("import matplotlib.pyplot as plt\n"
                "plt.plot(range(51), [1 - t / 50 for t in range(51)], label='alpha_bar')\n"
@@ -107,3 +107,24 @@ def test_the_newest_fields_of_the_reader_are_described():
                   "an error bar's caps and bars (2 segments", "a stem plot's stems (2 segments",
                   "a stem plot's baseline", "drawn but not read: AxesImage"):
         assert words in text, (words, text)
+
+
+def test_the_set_up_cells_follow_the_course_to_another_public_repository(course, tmp_path, capsys):
+    """An instructor who publishes elsewhere changes pyproject.toml only: `release` points every
+    source set-up cell's READER_URL at the new repository, and says so; run again, it changes nothing."""
+    import dataclasses
+    import shutil
+    from maskdiff_solutions.course import notebooks, release
+    moved = dataclasses.replace(course, root=tmp_path, public_repository="a-school/dlm-2027", public_branch="fall")
+    shutil.copytree(course.source_dir, moved.source_dir)
+    release.point_readers(moved)
+    said = capsys.readouterr().out
+    url = "https://raw.githubusercontent.com/a-school/dlm-2027/fall/drawing_reader.py"
+    assert moved.reader_url() == url
+    fetching = sorted(p.name for p in course.source_dir.glob("*.ipynb") if "READER_URL" in p.read_text())
+    assert len(fetching) == 4 and said.count(url) == 4, said
+    for name in fetching:
+        assert f'READER_URL = "{url}"' in cell(notebooks.read(moved.source_dir / name), "setup")
+    before = {p.name: p.read_bytes() for p in moved.source_dir.glob("*.ipynb")}
+    release.point_readers(moved)
+    assert capsys.readouterr().out == "" and before == {p.name: p.read_bytes() for p in moved.source_dir.glob("*.ipynb")}

@@ -21,6 +21,7 @@ SETTINGS = {
     "written_answers": (r"graded|optional", "\"graded\" (a person grades the written answers) or "
                         "\"optional\" (they are not graded: the grade is the autograded points alone)"),
 }
+READER = "drawing_reader.py"  # what the set-up cells fetch (Course.reader_url)
 RENAMED = {"repository": "public_repository", "branch": "public_branch"}
 TABLES = {"sandbox"}  # sub-tables read elsewhere (course/sandbox.py)
 
@@ -119,6 +120,11 @@ class Course:
         public repository (see `publish`)."""
         return (f"https://colab.research.google.com/github/{self.public_repository}/blob/"
                 f"{self.public_branch}/{notebook}")
+
+    def reader_url(self):
+        """Where the notebooks' set-up cells fetch drawing_reader.py: the students' repository, raw
+        (`publish` writes the file there)."""
+        return f"https://raw.githubusercontent.com/{self.public_repository}/{self.public_branch}/{READER}"
 
     def nbgrader_config(self, workspace=None, **overrides):
         """nbgrader_config.py plus absolute paths, so that a workspace elsewhere still reads source/."""

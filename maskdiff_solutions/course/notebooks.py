@@ -169,6 +169,19 @@ def badge(url):
     return f"{BADGE_MARKER}\n[![Open In Colab]({BADGE_IMAGE})]({url})"
 
 
+READER_LINE = re.compile(r'^READER_URL = "[^"\n]*"$', re.M)
+
+
+def point_reader(nb, url):
+    """Set the set-up cell's READER_URL to `url`; True when that changed the notebook."""
+    changed = False
+    for cell in nb.cells:
+        if cell.cell_type == "code" and READER_LINE.search(cell.source):
+            new = READER_LINE.sub(f'READER_URL = "{url}"', cell.source)
+            changed, cell.source = changed or new != cell.source, new
+    return changed
+
+
 def insert_badge(nb, url):
     """Put the Open-in-Colab badge where the source notebook has the marker (once)."""
     for cell in nb.cells:

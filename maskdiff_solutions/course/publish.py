@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from . import notebooks
+from .layout import READER
 from .release import CourseError, generate, needs_public_repository
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
@@ -27,7 +28,6 @@ COURSE_NAMES = ("maskdiff_solutions", "maskdiff_client", "source", "tests", "gra
                 "submitted", "feedback", "collected", "nbgrader_config")
 FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
                   notebooks.END_HIDDEN, "run_check", "maskdiff_solutions", "maskdiff_client")
-READER = "drawing_reader.py"  # what the set-up cells fetch (reader_url)
 READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
 GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
@@ -99,11 +99,6 @@ def student_requirements(course):
             kept.append(line.strip())
     return "# What the notebooks need on your own machine (Colab already has all of it).\n" + \
         "\n".join(kept + ["jupyter"]) + "\n"
-
-
-def reader_url(course):
-    """Where the notebooks' set-up cell fetches the reader: the students' repository, raw."""
-    return f"https://raw.githubusercontent.com/{course.public_repository}/{course.public_branch}/{READER}"
 
 
 def without_docstring(text):

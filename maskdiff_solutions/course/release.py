@@ -127,9 +127,20 @@ def needs_public_repository(course):
                           f"badges open")
 
 
+def point_readers(course):
+    """The source notebooks' set-up cells fetch drawing_reader.py from where `publish` puts it: when
+    the course names another public repository or branch, their READER_URL follows (said aloud)."""
+    for path in sorted(course.source_dir.glob("*.ipynb")):
+        nb = notebooks.read(path)
+        if notebooks.point_reader(nb, course.reader_url()):
+            notebooks.write(nb, path)
+            print(f"{path.name}: the set-up cell now fetches the drawing reader from {course.reader_url()}")
+
+
 def release(course, workspace=None):
     """Rewrite release/<assignment>/ from source/; returns the notebooks written."""
     needs_public_repository(course)
+    point_readers(course)
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         built = generate(course, scratch, workspace or scratch)
         shutil.rmtree(course.release_dir, ignore_errors=True)
