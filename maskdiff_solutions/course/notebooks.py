@@ -176,9 +176,11 @@ def point_reader(nb, url):
     """Set the set-up cell's READER_URL to `url`; True when that changed the notebook."""
     changed = False
     for cell in nb.cells:
-        if cell.cell_type == "code" and READER_LINE.search(cell.source):
-            new = READER_LINE.sub(f'READER_URL = "{url}"', cell.source)
-            changed, cell.source = changed or new != cell.source, new
+        if cell.cell_type != "code":
+            continue
+        new = READER_LINE.sub(f'READER_URL = "{url}"', cell.source)
+        if new != cell.source:
+            cell.source, changed = new, True
     return changed
 
 
