@@ -3,8 +3,9 @@
 Each notebook is a unit of its own, whatever the number of jobs: its own nbgrader run (only that
 notebook, `CourseDirectory.notebook_id`) in a work folder of its own, against its own copy of the
 gradebook, with its own trusted checker holding that notebook's part of the check plan (each check
-still once, in the notebook's order; a kernel cannot reach another notebook's checker: each socket
-has a folder of its own, the only one bound into that kernel's sandbox). The units are then put
+still once, in the notebook's order; each socket has a folder of its own, and with the sandbox on it
+is the only one bound into that kernel's sandbox, so a kernel cannot reach another notebook's checker;
+with `--sandbox off` every kernel runs as the grader and could). The units are then put
 together in the notebooks' order into the student's scratch workspace (gradebook rows, autograded
 folder), exactly as one nbgrader run over all notebooks would have left it. The results therefore
 do not depend on `notebook_jobs`, only on each notebook: an nbgrader failure in one notebook fails
@@ -102,7 +103,7 @@ def grading_environment():
 
 def autograde_unit(unit, course, student, target, template_db, plan, settings, finish=None):
     """Run nbgrader's autograde over one notebook of the handed-in folder `target`, then finish(unit)
-    (scores from the verdicts, feedback) where it succeeded."""
+    (course/student.py: the scores from the verdicts, and where it succeeded the feedback)."""
     unit.db.parent.mkdir(parents=True)
     shutil.copy(template_db, unit.db)
     shutil.copytree(target, unit.work / "submitted" / student / course.assignment)

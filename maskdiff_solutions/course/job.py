@@ -16,7 +16,6 @@ results do not depend on where a student was graded.
 import hashlib
 import os
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -63,7 +62,6 @@ class JobOutput:
     result: object            # rows.StudentResult
     files: dict = field(default_factory=dict)  # path relative to the scratch workspace -> bytes
     seconds: float = 0.0
-    host: str = ""
 
 
 # --- the submission as data ---------------------------------------------------------------------
@@ -268,5 +266,5 @@ def run_job(job, bundle):
     if not done.wait(job.timeout or None):
         result = one_student.crashed(task, TimeoutError(f"took longer than the per-student limit of "
                                                   f"{job.timeout:g} s"))
-        return JobOutput(result, {}, time.perf_counter() - started, socket.gethostname())
-    return JobOutput(box["result"], box["files"], time.perf_counter() - started, socket.gethostname())
+        return JobOutput(result, {}, time.perf_counter() - started)
+    return JobOutput(box["result"], box["files"], time.perf_counter() - started)

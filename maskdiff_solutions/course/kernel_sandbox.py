@@ -113,7 +113,6 @@ class KernelSandbox:
         if self.root:
             os.chown(self.folder, self.uid, self.uid)
         os.chmod(self.folder, 0o700)
-        self.locked = False
 
     @property
     def connection_file(self):
@@ -134,7 +133,6 @@ class KernelSandbox:
         if self.root:
             os.chown(self.folder, 0, 0)
             os.chmod(self.folder, 0o755)
-        self.locked = True
 
     def environment(self):
         env = {"HOME": HOME, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": OPT,

@@ -12,7 +12,8 @@ from traitlets.config.loader import PyFileConfigLoader
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]  # the folder that holds maskdiff_solutions/
 HIDDEN_PACKAGE = "maskdiff_solutions"
-COURSE_PACKAGES = (HIDDEN_PACKAGE, "maskdiff_client")   # a student file named like these is flagged
+CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
+COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged
 SANDBOX_MODES = ("auto", "required", "off")
 SEED_VARIABLE = "MASKDIFF_GRADING_SEED"   # the base seed of every hidden check (grading/core.py)
 CACHE_VARIABLE = "MASKDIFF_CACHE"          # where notebook 03's stand-in networks are kept

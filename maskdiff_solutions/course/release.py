@@ -109,7 +109,7 @@ def generate(course, release_root, workspace):
     Path(workspace).mkdir(parents=True, exist_ok=True)
     config = course.nbgrader_config(workspace, release_directory=release_root)
     if not (Path(workspace) / "gradebook.db").exists():
-        blank_gradebook(Path(workspace) / "gradebook.db", config.CourseDirectory.course_id or "maskdiff")
+        blank_gradebook(Path(workspace) / "gradebook.db", config.CourseDirectory.course_id or COURSE_ID)
     with nbgrader_errors() as messages:
         result = NbGraderAPI(config=config).generate_assignment(course.assignment, force=True)
     if not result["success"]:
