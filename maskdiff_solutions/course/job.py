@@ -265,6 +265,6 @@ def run_job(job, bundle):
     threading.Thread(target=work, name=f"grade-{job.student}", daemon=True).start()
     if not done.wait(job.timeout or None):
         result = one_student.crashed(task, TimeoutError(f"took longer than the per-student limit of "
-                                                  f"{job.timeout:g} s"))
+                                                        f"{job.timeout:g} s"))
         return JobOutput(result, {}, time.perf_counter() - started)
     return JobOutput(box["result"], box["files"], time.perf_counter() - started)
