@@ -21,13 +21,13 @@ c.Execute.timeout = 30
 c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
 
 # A dead kernel fails its cell and the cells after it instead of the whole student; huge outputs are
-# cut (maskdiff_solutions/course/autograde.py). The rest is nbgrader's default chain.
+# cut (maskdiff_solutions/course/preprocessors.py). The rest is nbgrader's default chain.
 c.Autograde.autograde_preprocessors = [
-    "maskdiff_solutions.course.autograde.SurvivingExecute",
+    "maskdiff_solutions.course.preprocessors.SurvivingExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "maskdiff_solutions.course.autograde.LimitOutputSize",
+    "maskdiff_solutions.course.preprocessors.LimitOutputSize",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, installed or not
 from maskdiff_solutions.course import demo, notebooks  # noqa: E402
-from maskdiff_solutions.course.grade import grade  # noqa: E402
+from maskdiff_solutions.course.batch import grade  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 KEPT = ("grades-by-notebook.csv", "feedback", "autograded")

@@ -18,7 +18,8 @@ import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.demo import build_submissions
-from maskdiff_solutions.course.grade import grade, hidden_package_first
+from maskdiff_solutions.course.batch import grade
+from maskdiff_solutions.course.student import hidden_package_first
 from maskdiff_solutions.course.layout import Course
 
 ROOT = Path(__file__).resolve().parents[1]

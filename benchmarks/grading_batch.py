@@ -1,6 +1,6 @@
 """Grading the awkward batch against the same number of clean submissions, serial and --jobs 2.
 
-Budget (issue 7): the awkward batch (maskdiff_solutions.course.cases: one student per pathological
+Budget (issue 7): the awkward batch (tests.support.cases: one student per pathological
 case, an endless loop among them) takes at most 2x the time of as many clean submissions.
 Also prints what the per-student scratch workspaces cost: the time spent merging them into the
 gradebook.
@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, installed or not
-from maskdiff_solutions.course import cases  # noqa: E402
-from maskdiff_solutions.course.grade import grade  # noqa: E402
+from tests.support import cases  # noqa: E402
+from maskdiff_solutions.course.batch import grade  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -37,7 +37,7 @@ MEASURE = r"""
 import json, sys, time, inspect
 from pathlib import Path
 from maskdiff_solutions.course.layout import Course
-from maskdiff_solutions.course.grade import grade
+from maskdiff_solutions.course.batch import grade
 course, batch, workspace, sandbox = Course.load(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 kwargs = {"progress": False}
 if "sandbox" in inspect.signature(grade).parameters:

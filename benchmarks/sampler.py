@@ -22,7 +22,7 @@ from maskdiff_solutions.grading.batched import MASK, PAD, FakeDenoiser, random_c
 def denoiser(kind, L):
     if kind == "fake":
         return FakeDenoiser(V=2002, L_max=L)
-    from maskdiff_solutions.model import TinyDenoiser  # notebook 04's given network
+    from maskdiff_solutions.training import TinyDenoiser  # notebook 04's given network
     return TinyDenoiser(2002, max_length=L).eval()
 
 

@@ -1,4 +1,4 @@
-"""Training throughput of the given denoiser (maskdiff_solutions.model) against a plain loop like the
+"""Training throughput of the given denoiser (maskdiff_solutions.training) against a plain loop like the
 course page's, in one run, at batch 64 and L = 32 on the default-size network (dim 128, 4 heads,
 4 layers, 2002 tokens).
 
@@ -22,7 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from maskdiff_solutions.loss import DiffusionLoss  # noqa: E402
-from maskdiff_solutions.model import TinyDenoiser  # noqa: E402
+from maskdiff_solutions.training import TinyDenoiser  # noqa: E402
 
 VOCAB, BATCH, L = 2002, 64, 32
 
@@ -93,7 +93,7 @@ def plain_loop(net, steps, device, loss):
 
 
 def given_loop(net, steps, device, loss):
-    from maskdiff_solutions.model import Train
+    from maskdiff_solutions.training import Train
     Train(net, loss, lambda: torch.randint(VOCAB - 2, (BATCH, L)), VOCAB - 1, steps, desc="given Train")
 
 

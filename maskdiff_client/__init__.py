@@ -15,14 +15,11 @@ Without that variable (plain `nbgrader autograde`, `nbgrader validate`, the cour
 check runs in this process with the hidden package, which then trusts the student's code.
 """
 import os
-import random
 import threading
-
-import numpy as np
-import torch
 
 from . import drawn, drivers, fakes, wire
 from .drawn import drawn_cell, last_cell
+from .seeding import kept_generators, seed_all
 
 CHECKER_VARIABLE = "MASKDIFF_CHECKER"
 REVIEW_NOTE = ("the autograder could not read this drawing with certainty, so a person will look at it "
@@ -112,7 +109,7 @@ class _Session:
                 channel.forget()
                 channel.send({"op": "check", "protocol": PROTOCOL, "name": str(name),
                               "functions": [channel.encode(f) for f in functions]})
-                with _seeded():
+                with kept_generators():
                     while True:
                         message = channel.recv()
                         if message["op"] == "verdict":
@@ -120,7 +117,7 @@ class _Session:
                                     str(message.get("message", "")))
                         if message["op"] == "begin" and not begun:
                             begun.append(True)
-                            _seed(int(message.get("seed", 0)))
+                            seed_all(int(message.get("seed", 0)))
                             continue
                         channel.serve(message)
             except BaseException as err:
@@ -133,27 +130,3 @@ class _Session:
                 raise
             finally:
                 channel.forget()
-
-
-class _seeded:
-    """Give the notebook its random generators and thread count back after a check."""
-
-    def __enter__(self):
-        self.py, self.np = random.getstate(), np.random.get_state()
-        self.torch, self.threads = torch.random.get_rng_state(), torch.get_num_threads()
-        return self
-
-    def __exit__(self, *exc):
-        random.setstate(self.py)
-        np.random.set_state(self.np)
-        torch.random.set_rng_state(self.torch)
-        torch.set_num_threads(self.threads)
-        return False
-
-
-def _seed(seed):
-    # Checks make thousands of calls on tiny tensors, where torch's thread pool costs more than it saves.
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    random.seed(seed)
-    np.random.seed(seed % 2 ** 32)

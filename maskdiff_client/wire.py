@@ -283,7 +283,6 @@ class Channel:
 
     def __init__(self, sock, side, build=None):
         self.sock, self.side, self.build = sock, side, build
-        self.peer = "kernel" if side == "checker" else "checker"
         self.objects, self.next_object, self.next_message = {}, 1, 1
         self.serve_ops = {}
 

@@ -4,14 +4,16 @@ Reference implementations (`schedule`, `toy`, `sampling`, `chat`), the hidden ch
 notebooks call (`grading`), exact statistical tests (`stats`) and the course tooling (`course`:
 release, grade, demo). `models` (the chat networks and their offline stand-ins) pulls in transformers,
 so it is imported only where needed.
-Students never get this package; hidden test cells import it during autograding.
+Students never get this package. Hidden test cells import `maskdiff_client`, which hands the
+student's functions to the grader's trusted checker, where this package's checks run (only a plain
+`nbgrader autograde`, without the course's grader, runs them in the student's kernel).
 """
 from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
                       reverse_update, sample)
 from .chat import AtTemperature, Chat, ChatLoop, MakePrompt
 from .corpus import FetchStories, LoadStories, MakeCorpus, StandInStories
 from .loss import DiffusionLoss, DiffusionLossPrompt
-from .model import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
+from .training import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
 from .sampling import Generate, Undiffuse, UndiffuseGreedy
 from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
 from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SamplePInit_one,

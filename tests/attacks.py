@@ -31,7 +31,7 @@ from nbformat.v4 import new_code_cell
 
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.demo import solved, with_answer
-from maskdiff_solutions.course.grade import CSV_NAME
+from maskdiff_solutions.course.rows import CSV_NAME
 from maskdiff_solutions.course.sandbox import UIDS
 
 NB = "01_noise_for_words.ipynb"

@@ -54,10 +54,10 @@ def fresh_release(course, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def awkward_batch(course, tmp_path_factory):
-    """The batch of maskdiff_solutions.course.cases — the demo's three students plus one per awkward
+    """The batch of tests.support.cases — the demo's three students plus one per awkward
     case a real batch holds — built from the release, with what each must get, and a fingerprint
     of every file handed in (grading must leave them alone)."""
-    from maskdiff_solutions.course import cases
+    from tests.support import cases
     folder = tmp_path_factory.mktemp("collected")
     expected = cases.build(course, folder)
     fingerprint = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
@@ -68,7 +68,7 @@ def awkward_batch(course, tmp_path_factory):
 def graded_batch(course, awkward_batch, tmp_path_factory):
     """One grading run (--jobs 2) over the awkward batch: (workspace, {(student, notebook): row},
     report). tests/test_grading_batch.py shows that the number of jobs changes nothing."""
-    from maskdiff_solutions.course.grade import grade
+    from maskdiff_solutions.course.batch import grade
     workspace = tmp_path_factory.mktemp("grading")
     report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False, canary=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
@@ -92,6 +92,6 @@ def small_batch(awkward_batch, tmp_path_factory):
 def small_serial(course, small_batch, tmp_path_factory):
     """The small batch graded serially (--jobs 1, notebook 01): (workspace, report), the reference
     every other way of grading must match."""
-    from maskdiff_solutions.course.grade import grade
+    from maskdiff_solutions.course.batch import grade
     workspace = tmp_path_factory.mktemp("serial")
     return workspace, grade(course, small_batch, workspace, jobs=1, progress=False, notebooks=["01"], canary=False)

@@ -8,7 +8,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, demo, notebooks
-from maskdiff_solutions.course.grade import CSV_NAME
+from maskdiff_solutions.course.rows import CSV_NAME
 from tests.mutants import forward as catalog
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
@@ -76,10 +76,17 @@ def test_training_notebook_reference_gets_full_marks(graded_batch):
 
 def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
     row = graded_batch[1][("buggy", NB)]
-    bug = next(m for m in catalog.MUTANTS if (m.function, m.name) == demo.DEMO_BUG)
+    bug = next(m for m in catalog.MUTANTS if (m.function, m.name) == (demo.BUG.function, demo.BUG.name))
     expected = {"test_" + name.replace(".", "_") for name in bug.fails}
     assert set(row.failed_tests.split()) == expected
     assert row.auto_score == 16 - 3 and row.status == "graded"
+
+
+def test_the_demos_bug_is_a_mutant_of_the_catalog():
+    """The demo carries its bug as package data (it never reads tests/): the catalog still holds it,
+    word for word."""
+    assert any((m.function, m.name, m.source) == (demo.BUG.function, demo.BUG.name, demo.BUG.source)
+               for m in catalog.MUTANTS)
 
 
 def test_fake_hidden_package_is_ignored_and_flagged(graded_batch):
@@ -181,8 +188,8 @@ def test_solved_release_runs_without_the_hidden_package(course, tmp_path):
 def test_cells_inserted_or_moved_around_a_drawing_cost_nothing(course, tmp_path):
     """A scratch cell that prints and draws before every drawing's test cell, and a test cell moved down:
     each check reads its drawing cell itself (the grader names cells by grade_id), so full marks."""
-    from maskdiff_solutions.course import cases
-    from maskdiff_solutions.course.grade import grade
+    from tests.support import cases
+    from maskdiff_solutions.course.batch import grade
     name = course.notebooks()[0]
     nb = cases.scratch_cells(demo.solved(notebooks.read(course.source_dir / name),
                                          notebooks.read(course.release_dir / name)))

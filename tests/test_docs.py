@@ -7,7 +7,7 @@ import pytest
 from traitlets.config import Config
 
 from maskdiff_solutions.course import notebooks as nbtools
-from maskdiff_solutions.course.autograde import SurvivingExecute
+from maskdiff_solutions.course.preprocessors import SurvivingExecute
 from maskdiff_solutions.toy import TWO_WORLD, VOCAB
 
 ROOT = Path(__file__).resolve().parents[1]

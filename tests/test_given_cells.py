@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # (notebook, grade_id of the given cell, module whose `# --- notebook cell `grade_id`` segment it copies)
 MIRRORS = [
     ("04_training.ipynb", "denoiser", "maskdiff_client/denoiser"),
-    ("04_training.ipynb", "training", "maskdiff_solutions/model"),
+    ("04_training.ipynb", "training", "maskdiff_solutions/training"),
     ("04_training.ipynb", "corpus", "maskdiff_solutions/corpus"),
     ("05_sampler_internals.ipynb", "denoiser", "maskdiff_client/denoiser"),
-    ("05_sampler_internals.ipynb", "training", "maskdiff_solutions/model"),
+    ("05_sampler_internals.ipynb", "training", "maskdiff_solutions/training"),
     ("05_sampler_internals.ipynb", "corpus", "maskdiff_solutions/corpus"),
 ]
 
@@ -62,12 +62,12 @@ def test_given_cell_is_the_package_code(notebook, grade_id, module):
 
 @pytest.mark.nb04
 def test_given_denoiser_behaves_as_the_package():
-    from maskdiff_solutions import model
+    from maskdiff_solutions import training
     namespace = {"torch": torch, "math": math}  # what the set-up cell imported
     exec(given_cell("04_training.ipynb", "denoiser"), namespace)
     torch.manual_seed(0)
     ours = namespace["TinyDenoiser"](50, dim=32, heads=2, layers=2)
     torch.manual_seed(0)
-    theirs = model.TinyDenoiser(50, dim=32, heads=2, layers=2)
+    theirs = training.TinyDenoiser(50, dim=32, heads=2, layers=2)
     x = torch.randint(50, (3, 9))
     assert torch.equal(ours(x), theirs(x))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course import canary, cli, sandbox, workspace_lock
-from maskdiff_solutions.course.grade import CSV_NAME, Row, StudentResult
+from maskdiff_solutions.course import canary, cli, leases, sandbox, workspace_lock
+from maskdiff_solutions.course.rows import CSV_NAME, Row, StudentResult
 
 ROOT = Path(__file__).resolve().parents[1]
 TWO = ("reference", "buggy")   # of the small batch: a full and a partial score
@@ -35,11 +35,11 @@ def run_as(uid, *argv):
 
 @root_only
 def test_a_lease_holds_for_the_machine_whatever_the_tmpdir(monkeypatch, tmp_path):
-    first = sandbox.Lease(FAR)
+    first = leases.Lease(FAR)
     try:
         monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # another job's TMPDIR
-        second = sandbox.Lease(FAR)
-        assert second.uid != first.uid and sandbox.Lease.folder == Path("/run/maskdiff/uids")
+        second = leases.Lease(FAR)
+        assert second.uid != first.uid and leases.Lease.folder == Path("/run/maskdiff/uids")
         second.release()
     finally:
         first.release()
@@ -50,7 +50,7 @@ def test_a_uid_someone_else_runs_is_skipped_and_left_alone():
     stranger = run_as(FAR, "sleep", "60")
     try:
         time.sleep(0.3)
-        lease = sandbox.Lease(FAR)
+        lease = leases.Lease(FAR)
         lease.release()
         assert lease.uid != FAR and stranger.poll() is None  # not ours: never killed
     finally:
@@ -62,8 +62,8 @@ def test_a_uid_someone_else_runs_is_skipped_and_left_alone():
 def test_the_orphans_of_a_crashed_grader_are_cleaned_up():
     holder = subprocess.Popen([sys.executable, "-c", (
         "import subprocess, sys, time\n"
-        "from maskdiff_solutions.course import sandbox\n"
-        f"lease = sandbox.Lease({FAR + 10})\n"
+        "from maskdiff_solutions.course import leases\n"
+        f"lease = leases.Lease({FAR + 10})\n"
         "subprocess.Popen(['setpriv', f'--reuid={lease.uid}', f'--regid={lease.uid}', '--clear-groups', "
         "'sleep', '60'], start_new_session=True)\n"
         "print(lease.uid, flush=True); time.sleep(60)\n")], stdout=subprocess.PIPE, text=True,
@@ -71,17 +71,17 @@ def test_the_orphans_of_a_crashed_grader_are_cleaned_up():
     uid = int(holder.stdout.readline())
     holder.send_signal(signal.SIGKILL)  # the grader crashes; its kernel's process lives on
     holder.wait()
-    assert sandbox._pids_of_user(uid)
-    lease = sandbox.Lease(uid)
+    assert leases._pids_of_user(uid)
+    lease = leases.Lease(uid)
     try:
-        assert lease.uid == uid and not sandbox._pids_of_user(uid)
+        assert lease.uid == uid and not leases._pids_of_user(uid)
     finally:
         lease.release()
 
 
 def test_cgroup_names_are_unique_on_the_machine():
-    assert sandbox.cgroup_name(61003) == "maskdiff-uid61003"   # the uid's lease makes it ours alone
-    assert sandbox.cgroup_name() != sandbox.cgroup_name()
+    assert leases.cgroup_name(61003) == "maskdiff-uid61003"   # the uid's lease makes it ours alone
+    assert leases.cgroup_name() != leases.cgroup_name()
 
 
 def test_a_second_run_on_the_same_workspace_refuses_and_writes_nothing(course, tmp_path, capsys):

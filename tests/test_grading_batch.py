@@ -1,4 +1,4 @@
-"""Grading a batch of awkward submissions (maskdiff_solutions.course.cases): every case gets its
+"""Grading a batch of awkward submissions (tests.support.cases): every case gets its
 status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
 import re
 import shutil
@@ -8,7 +8,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, notebooks, summary
-from maskdiff_solutions.course.grade import CSV_NAME, grade
+from maskdiff_solutions.course.batch import grade
+from maskdiff_solutions.course.rows import CSV_NAME
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 
@@ -170,17 +171,17 @@ def test_grade_rejects_zero_notebook_jobs(course, tmp_path, capsys):
 
 
 def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_path, monkeypatch):
-    from maskdiff_solutions.course import grade as grading
+    from maskdiff_solutions.course import batch, student as one_student
     for student in ("a", "b"):
         (tmp_path / "collected" / student).mkdir(parents=True)
-    real = grading.grade_student
+    real = one_student.grade_student
 
-    def fragile(course_root, template, student, *rest):
-        if student == "a":
+    def fragile(task):
+        if task.student == "a":
             raise OSError("disk full")
-        return real(course_root, template, student, *rest)
-    monkeypatch.setattr(grading, "grade_student", fragile)
-    report = grading.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, canary=False)
+        return real(task)
+    monkeypatch.setattr(one_student, "grade_student", fragile)
+    report = batch.grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, canary=False)
     assert {(row.student, row.status) for row in report.rows} == {("a", "failed"), ("b", "missing")}
     assert all("grading crashed: OSError: disk full" in row.reason
                for row in report.rows if row.student == "a")

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course import cli, job, rerun
-from maskdiff_solutions.course import grade as grading
-from maskdiff_solutions.course.grade import CSV_NAME, grade
+from maskdiff_solutions.course import intake, student as one_student
+from maskdiff_solutions.course.batch import grade
+from maskdiff_solutions.course.rows import CSV_NAME
 
 from tests.test_grading_batch import assert_same_grading
 
@@ -108,18 +109,18 @@ def test_a_submission_travels_as_it_is_seen(tmp_path):
     os.mkfifo(folder / "pipe")
     (folder / "zz").mkdir()  # walked last: past the budget, and so is all that follows it
     with open(folder / "zz" / "big.bin", "wb") as handle:
-        handle.truncate(grading.MAX_EXTRA_BYTES + 1)
+        handle.truncate(intake.MAX_EXTRA_BYTES + 1)
     job.unpack_submission(job.pack_submission(folder), tmp_path / "out")
     seen = lambda root: [(str(p.relative_to(root)), regular, regular and p.stat().st_size)  # noqa: E731
-                         for p, regular in grading.submitted_entries(root)]
+                         for p, regular in intake.submitted_entries(root)]
     assert seen(tmp_path / "out") == seen(folder)
     assert os.readlink(tmp_path / "out" / "secret") == "/etc/shadow"
     assert (tmp_path / "out" / "01.ipynb").stat().st_mtime_ns == 1_000_000_000
     assert (tmp_path / "out" / "sub" / "data.txt").read_bytes() == b"x" * 10
     big = [e for e in job.pack_submission(folder) if e.path == "zz/big.bin"][0]
     assert big.kind == "placeholder" and not big.data
-    assert grading.copy_extras(tmp_path / "out", tmp_path / "copy") == \
-        grading.copy_extras(folder, tmp_path / "copy2")
+    assert intake.copy_extras(tmp_path / "out", tmp_path / "copy") == \
+        intake.copy_extras(folder, tmp_path / "copy2")
     assert job.submission_hash(tmp_path / "out") == job.submission_hash(folder)
     before = job.submission_hash(folder)
     (folder / "sub" / "data.txt").write_bytes(b"y" * 10)
@@ -127,7 +128,7 @@ def test_a_submission_travels_as_it_is_seen(tmp_path):
 
 
 def test_a_student_past_the_timeout_fails_saying_so(course, tmp_path, monkeypatch):
-    monkeypatch.setattr(grading, "grade_student", lambda *args: time.sleep(2))
+    monkeypatch.setattr(one_student, "grade_student", lambda task: time.sleep(2))
     bundle = job.course_bundle(course, course.root / "nbgrader_config.py")  # any bytes as template
     outcome = job.run_job(job.Job("slow", [], "off", {}, course.notebooks()[:1], timeout=0.2), bundle)
     assert [(r.student, r.status) for r in outcome.result.rows] == [("slow", "failed")]
@@ -155,8 +156,8 @@ def test_only_changed_regrades_only_changed_students(course, small_batch, small_
     batch = tmp_path / "collected"
     shutil.copytree(small_batch, batch, symlinks=True)
     (batch / "nothing" / course.notebooks()[0]).write_text("{ not json")
-    graded, real = [], grading.grade_student
-    monkeypatch.setattr(grading, "grade_student", lambda *args: graded.append(args[2]) or real(*args))
+    graded, real = [], one_student.grade_student
+    monkeypatch.setattr(one_student, "grade_student", lambda task: graded.append(task.student) or real(task))
     report = grade(course, batch, workspace, progress=False, notebooks=["01"], only_changed=True, canary=False)
     assert graded == ["nothing"]
     before = (small_serial[0] / CSV_NAME).read_text().splitlines()
@@ -191,7 +192,7 @@ def test_kernels_on_a_worker_get_the_graders_thread_settings(course, monkeypatch
     seen = {}
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as on a Dask worker
     monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
-    monkeypatch.setattr(grading, "grade_student", lambda *args: seen.update(
+    monkeypatch.setattr(one_student, "grade_student", lambda task: seen.update(
         {name: os.environ.get(name) for name in job.THREADS}))
     bundle = job.course_bundle(course, course.root / "nbgrader_config.py")
     environ = {"OMP_NUM_THREADS": None, "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": None}

@@ -23,10 +23,11 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, handed_in, inert, notebooks, summary
-from maskdiff_solutions.course.grade import table
+from maskdiff_solutions.course.rows import table
 from maskdiff_solutions.grading import core
 from maskdiff_solutions.course.demo import solved
-from maskdiff_solutions.course.grade import CSV_NAME, grade
+from maskdiff_solutions.course.batch import grade
+from maskdiff_solutions.course.rows import CSV_NAME
 from tests.support.pages import active, formgrader_view
 
 matplotlib.use("Agg")

@@ -22,7 +22,7 @@ def test_the_page_step_count_written_out_stops_in_time_and_loses_nothing(honest)
 
 
 def test_the_page_promises_trains_stop_after_quick_seconds():
-    from maskdiff_solutions.model import QUICK_SECONDS
+    from maskdiff_solutions.training import QUICK_SECONDS
     for cell in ("plot_two_sentence_loss", "plot_story_loss"):
         notebook_cells = cells.notebook_cells(nb04.NOTEBOOK)
         i = next(k for k, c in enumerate(notebook_cells) if cells.nbtools.grade_id(c) == cell)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course import cli, notebooks, publish, release
-from maskdiff_solutions.course.grade import CSV_NAME, Progress, Row, table
+from maskdiff_solutions.course.batch import Progress
+from maskdiff_solutions.course.rows import CSV_NAME, Row, table
 from maskdiff_solutions.course.layout import Course
 
 pytestmark = pytest.mark.course
@@ -412,7 +413,7 @@ def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_pat
 
     from maskdiff_solutions.course import demo, summary
     from maskdiff_solutions.course.export import export
-    from maskdiff_solutions.course.grade import grade
+    from maskdiff_solutions.course.batch import grade
     optional = optional_course(course, tmp_path / "course")
     assert optional.answers_optional and not course.answers_optional
     collected = tmp_path / "collected" / "reference"

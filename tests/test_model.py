@@ -1,11 +1,11 @@
-"""The given denoiser, guesser and training loop of notebook 04 (maskdiff_solutions.model)."""
+"""The given denoiser, guesser and training loop of notebook 04 (maskdiff_solutions.training)."""
 import math
 
 import matplotlib
 import pytest
 import torch
 
-from maskdiff_solutions.model import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
+from maskdiff_solutions.training import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
 
 matplotlib.use("Agg")
 pytestmark = pytest.mark.nb04

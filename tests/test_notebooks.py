@@ -165,7 +165,7 @@ def test_the_clock_the_notebooks_state_is_the_graders(name):
 
     from traitlets.config import Config
 
-    from maskdiff_solutions.course.autograde import SurvivingExecute
+    from maskdiff_solutions.course.preprocessors import SurvivingExecute
     config = Config()
     config_file = Path(__file__).resolve().parents[1] / "nbgrader_config.py"
     exec(config_file.read_text(), {"get_config": lambda: config})

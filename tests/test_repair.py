@@ -5,7 +5,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from maskdiff_solutions.course import cases, notebooks, repair
+from maskdiff_solutions.course import notebooks, repair
+from tests.support import cases
 from maskdiff_solutions.course.demo import solved
 
 pytestmark = pytest.mark.course
@@ -142,7 +143,7 @@ def json_copy(nb):
 
 
 def test_a_notebook_under_a_name_of_its_own_is_found_by_content(course, tmp_path):
-    from maskdiff_solutions.course.grade import pick_files, recognise_by_content
+    from maskdiff_solutions.course.intake import pick_files, recognise_by_content
     name = course.notebooks()[0]
     notebooks.write(notebooks.read(course.release_dir / name), tmp_path / "my homework.ipynb")
     (tmp_path / "notes.ipynb").write_text("{ not json")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course import sandbox
+from maskdiff_solutions.course import kernel_sandbox, sandbox
 from maskdiff_solutions.course.layout import Course
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def probed(tmp_path_factory):
     os.chmod(handin, 0o755)
     os.chmod(handin / "data.csv", 0o644)
     server = __import__("socket").create_server(("127.0.0.1", 0))
-    box = sandbox.KernelSandbox(sandbox.Settings(mode="required", handin=str(handin)).to_dict())
+    box = kernel_sandbox.KernelSandbox(sandbox.Settings(mode="required", handin=str(handin)).to_dict())
     os.environ["MASKDIFF_SANDBOX_DEBUG"] = "1"  # the probe's printout must come out
     try:
         command = box.wrap([sys.executable, "-c", PROBE, str(ROOT), str(server.getsockname()[1])])
@@ -66,7 +66,7 @@ def test_the_course_and_the_hidden_package_are_out_of_sight(probed):
 
 def test_only_its_own_home_is_writable(probed):
     assert probed["writes_home"] and not probed["writes_client"] and not probed["writes_usr"]
-    assert probed["handed_in"] == ["data.csv", "here.txt"] and probed["cwd"] == sandbox.WORK
+    assert probed["handed_in"] == ["data.csv", "here.txt"] and probed["cwd"] == kernel_sandbox.WORK
 
 
 def test_it_runs_unprivileged_alone_and_offline(probed):
@@ -92,7 +92,7 @@ def test_limits_come_from_pyproject_and_the_environment(tmp_path, monkeypatch):
 def test_an_installed_copy_of_the_hidden_package_is_covered(tmp_path):
     site = tmp_path / "lib" / "python3.11" / "site-packages" / "maskdiff_solutions"
     site.mkdir(parents=True)
-    assert sandbox.hidden_package_dirs([tmp_path]) == [site]
+    assert kernel_sandbox.hidden_package_dirs([tmp_path]) == [site]
 
 
 def test_required_refuses_and_auto_warns_without_bubblewrap(monkeypatch, capsys):

@@ -8,7 +8,9 @@ gradebook from source/ (which puts the notebooks' points back) and again to each
 after autograde; `export` applies it before reading the gradebook, so a course may switch to
 "optional" after grading. Switching back to "graded" needs `grade` again.
 """
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import MissingEntry
+
+from .gradebook import open_gradebook
 
 OPTIONAL_NOTE = ("written answers are optional in this course ([tool.maskdiff] written_answers = "
                  "\"optional\"): nobody grades them and they count for nothing; the grade is the "
@@ -19,7 +21,7 @@ def make_optional(db_path, assignment):
     """Every manually graded cell of the assignment worth 0 points in the gradebook at db_path, and
     none of their grades waiting for a person. Returns how many cells it set to 0 points."""
     changed = 0
-    with Gradebook(f"sqlite:///{db_path}", course_id="maskdiff") as gradebook:
+    with open_gradebook(db_path) as gradebook:
         try:
             notebooks = gradebook.find_assignment(assignment).notebooks
         except MissingEntry:
@@ -35,10 +37,3 @@ def make_optional(db_path, assignment):
                         grade.needs_manual_grade = False
         gradebook.db.commit()
     return changed
-
-
-def automatic_only(row):
-    """A grades-by-notebook row with nothing manual left in it (a score a person gave before the
-    course made its answers optional included)."""
-    row.manual_score = row.manual_max = row.manual_pending = 0.0
-    return row

@@ -3,8 +3,9 @@
 Each notebook is a unit of its own, whatever the number of jobs: its own nbgrader run (only that
 notebook, `CourseDirectory.notebook_id`) in a work folder of its own, against its own copy of the
 gradebook, with its own trusted checker holding that notebook's part of the check plan (each check
-still once, in the notebook's order; a kernel cannot reach another notebook's checker: each socket
-has a folder of its own, the only one bound into that kernel's sandbox). The units are then put
+still once, in the notebook's order; each socket has a folder of its own, and with the sandbox on it
+is the only one bound into that kernel's sandbox, so a kernel cannot reach another notebook's checker;
+with `--sandbox off` every kernel runs as the grader and could). The units are then put
 together in the notebooks' order into the student's scratch workspace (gradebook rows, autograded
 folder), exactly as one nbgrader run over all notebooks would have left it. The results therefore
 do not depend on `notebook_jobs`, only on each notebook: an nbgrader failure in one notebook fails
@@ -17,19 +18,20 @@ the caller, which sets NBGRADER_EXECUTION once for all the units.
 """
 import os
 import shutil
-import sqlite3
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbconvert.writers import FilesWriter
+from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.converters.base import BaseConverter
 from nbgrader.utils import capture_log, temp_attrs
 
 from ..grading.checker import Checker, Record
+from .environ import environment
+from .gradebook import has_submission, take_notebook
 from .release import failure, nbgrader_errors
 from .sandbox import Settings
 
@@ -93,25 +95,15 @@ class Unit:
         return self.folder / "work"
 
 
-@contextmanager
 def grading_environment():
     """NBGRADER_EXECUTION=autograde for the whole student (nbgrader's converter would set and delete
     it around each notebook, under the other units' kernels and checks)."""
-    old = os.environ.get("NBGRADER_EXECUTION")
-    os.environ["NBGRADER_EXECUTION"] = "autograde"
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("NBGRADER_EXECUTION", None)
-        else:
-            os.environ["NBGRADER_EXECUTION"] = old
+    return environment({"NBGRADER_EXECUTION": "autograde"})
 
 
 def autograde_unit(unit, course, student, target, template_db, plan, settings, finish=None):
     """Run nbgrader's autograde over one notebook of the handed-in folder `target`, then finish(unit)
-    (scores from the verdicts, feedback) where it succeeded."""
-    from nbgrader.apps import NbGraderAPI
+    (course/student.py: the scores from the verdicts, and where it succeeded the feedback)."""
     unit.db.parent.mkdir(parents=True)
     shutil.copy(template_db, unit.db)
     shutil.copytree(target, unit.work / "submitted" / student / course.assignment)
@@ -160,11 +152,11 @@ def combine(units, db, work, student, assignment):
     `work`, in the notebooks' order: the gradebook of the first unit that holds the submission, then
     each other unit's rows for its own notebook; each unit's autograded and feedback folders copied
     over the last's."""
-    holding = [unit for unit in units if _has_submission(unit.db, student, assignment)]
+    holding = [unit for unit in units if has_submission(unit.db, student, assignment)]
     if holding:
         shutil.copy(holding[0].db, db)
         for unit in holding[1:]:
-            _take_notebook(db, unit.db, student, assignment, Path(unit.name).stem)
+            take_notebook(db, unit.db, student, assignment, Path(unit.name).stem)
     for kind in ("autograded", "feedback"):
         for unit in units:
             theirs = unit.work / kind / student / assignment
@@ -177,46 +169,4 @@ def combined_record(units):
     for unit in units:
         record.verdicts.update(unit.record.verdicts)
         record.incidents += unit.record.incidents
-        record.connections += unit.record.connections
     return record
-
-
-_SUBMISSION = ("SELECT id FROM {db}.submitted_assignment WHERE student_id = ? AND assignment_id IN "
-               "(SELECT id FROM {db}.assignment WHERE name = ?)")
-_NOTEBOOK = ("SELECT s.id FROM {db}.submitted_notebook s JOIN {db}.notebook n ON s.notebook_id = n.id "
-             "WHERE n.name = ? AND s.assignment_id IN (" + _SUBMISSION + ")")
-
-
-def _has_submission(db, student, assignment):
-    if not db.is_file():
-        return False
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(_SUBMISSION.format(db="main"), (student, assignment)).fetchone() is not None
-    except sqlite3.DatabaseError:
-        return False
-    finally:
-        con.close()
-
-
-def _take_notebook(db, unit_db, student, assignment, notebook):
-    """Replace db's rows of the student's `notebook` (its submitted notebook, grades, comments) with
-    unit_db's. Both are copies of one template, so notebooks and cells have the same ids."""
-    con = sqlite3.connect(db)
-    try:
-        con.execute("ATTACH DATABASE ? AS u", (str(unit_db),))
-        mine, theirs = _NOTEBOOK.format(db="main"), _NOTEBOOK.format(db="u")
-        key = (notebook, student, assignment)
-        with con:
-            for table in ("grade", "comment"):
-                con.execute(f"DELETE FROM main.{table} WHERE notebook_id IN ({mine})", key)
-            con.execute(f"DELETE FROM main.submitted_notebook WHERE id IN ({mine})", key)
-            con.execute(f"INSERT INTO main.submitted_notebook (id, assignment_id, notebook_id, flagged, "
-                        f"late_submission_penalty) SELECT s.id, ({_SUBMISSION.format(db='main')}), "
-                        f"s.notebook_id, s.flagged, s.late_submission_penalty FROM u.submitted_notebook s "
-                        f"WHERE s.id IN ({theirs})", (student, assignment, *key))
-            for table in ("grade", "comment"):
-                con.execute(f"INSERT INTO main.{table} SELECT * FROM u.{table} WHERE notebook_id IN ({theirs})",
-                            key)
-    finally:
-        con.close()

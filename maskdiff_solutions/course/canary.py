@@ -20,11 +20,10 @@ class CanaryFailed(RuntimeError):
 
 def submission(course, folder, selected):
     """folder/_canary/<notebook>.ipynb: each selected release notebook with the source's solutions."""
-    from .demo import solved  # demo grades through grade.py, which uses this module
     target = Path(folder) / STUDENT
     target.mkdir(parents=True)
     for name in selected:
-        nb = solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
+        nb = notebooks.solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
         notebooks.write(nb, target / name)
     return target
 

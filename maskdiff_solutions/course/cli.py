@@ -7,9 +7,7 @@ import argparse
 import sys
 import time
 
-from .layout import Course
-
-SANDBOX = ("auto", "required", "off")
+from .layout import SANDBOX_MODES, Course
 
 
 def parser():
@@ -49,7 +47,7 @@ def parser():
     grade.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                        help="grade only this notebook (01, or 01_noise_for_words); repeat for more; "
                             "default: all")
-    grade.add_argument("--sandbox", choices=SANDBOX, default="auto",
+    grade.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto",
                        help="run each kernel in a bubblewrap sandbox: auto (where bubblewrap works, "
                             "else warn), required (stop if it does not), off (trust the students)")
     grade.add_argument("--no-canary", dest="canary", action="store_false",
@@ -66,7 +64,7 @@ def parser():
     demo = commands.add_parser("demo", parents=[common],
                                help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
-    demo.add_argument("--sandbox", choices=SANDBOX, default="auto", help="as for grade")
+    demo.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto", help="as for grade")
     demo.add_argument("--notebook", action="append", dest="notebooks", metavar="NN", help="as for grade")
     return main
 
@@ -94,7 +92,8 @@ def dispatch(args):
         return 0
     if args.command == "grade":
         from . import summary
-        from .grade import grade, print_table
+        from .batch import grade
+        from .rows import print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
@@ -106,7 +105,7 @@ def dispatch(args):
         return 0 if all(row.status != "failed" for row in report.rows) else 1
     if args.command == "export":
         from .export import export
-        from .grade import print_table
+        from .rows import print_table
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():

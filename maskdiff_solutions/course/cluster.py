@@ -13,13 +13,14 @@ import uuid
 from pathlib import Path
 
 from . import job as jobs
+from .student import crashed
 
 
 def connect(scheduler):
     """A distributed Client for an address, and whether it is ours to close (from Python, a connected
     Client may be passed instead)."""
     try:
-        from distributed import Client
+        from distributed import Client  # optional: only --executor dask needs Dask
     except ImportError:
         raise RuntimeError("--executor dask needs Dask distributed: pip install \"dask[distributed]\"") from None
     if not isinstance(scheduler, str):
@@ -50,9 +51,8 @@ def check_workers(client):
 
 def run(tasks, course, template, scheduler, retries=2, timeout=0.0):
     """(student, StudentResult) as each finishes; each finished student's outputs are first written
-    into the scratch folder that tasks name (args[4]), where `merge` reads them."""
-    from distributed import as_completed
-    from .grade import crashed
+    into the task's scratch folder, where `merge` reads them."""
+    from distributed import as_completed  # optional: only --executor dask needs Dask
     client, owned = connect(scheduler)
     try:
         threads = check_workers(client)
@@ -61,9 +61,10 @@ def run(tasks, course, template, scheduler, retries=2, timeout=0.0):
         attempts = {}
 
         def submit(student):
-            args = tasks[student]
+            task = tasks[student]
             attempts[student] = attempts.get(student, 0) + 1
-            job = jobs.Job(student, jobs.pack_submission(args[3]), args[5], args[7], args[8], timeout, args[9])
+            job = jobs.Job(student, jobs.pack_submission(task.folder), task.sandbox, task.limits, task.selected,
+                           timeout, task.notebook_jobs)
             return client.submit(jobs.run_job, job, bundle, pure=False,
                                  key=f"grade-{student}-{attempts[student]}-{uuid.uuid4().hex[:8]}")
 
@@ -93,13 +94,13 @@ def run(tasks, course, template, scheduler, retries=2, timeout=0.0):
                           f"again, attempt {attempts[student] + 1} of {retries + 1}", file=sys.stderr)
                     waiting.insert(0, student)
                 else:
-                    outcome = jobs.Outcome(crashed(tasks[student], RuntimeError(
+                    outcome = jobs.JobOutput(crashed(tasks[student], RuntimeError(
                         f"no result after {attempts[student]} attempts on the cluster: "
                         f"{type(err).__name__}: {err}")))
             finally:
                 future.release()
             if outcome is not None:
-                jobs.write_outputs(outcome.files, Path(tasks[student][4]))
+                jobs.write_outputs(outcome.files, Path(tasks[student].scratch))
                 yield student, outcome.result
             fill()
             yield from _drain(failed)

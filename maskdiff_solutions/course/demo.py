@@ -2,28 +2,18 @@
 
 - reference: every answer cell filled with the source notebook's solution -> full autograded marks;
 - untouched: the release notebooks as handed out -> no autograded marks;
-- buggy: the reference with one realistic bug from the mutant catalog -> partial marks.
+- buggy: the reference with one realistic bug from the mutant catalog (course/demo_bug.py) -> partial
+  marks.
 """
-import importlib.util
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 from . import notebooks
-from .grade import grade, print_table
-
-DEMO_BUG = ("ForwardMaskFast", "uses alpha_bar[t-1]")
-
-
-def solved(source_nb, release_nb):
-    """The release notebook with each answer cell replaced by the source's solution."""
-    answers = {notebooks.grade_id(cell): notebooks.without_markers(cell.source)
-               for cell in source_nb.cells if notebooks.is_solution(cell)}
-    for cell in release_nb.cells:
-        if notebooks.is_solution(cell):
-            cell.source = answers[notebooks.grade_id(cell)]
-    return release_nb
+from .batch import grade
+from .demo_bug import BUG
+from .notebooks import solved
+from .rows import print_table
 
 
 def with_answer(nb, grade_id, source):
@@ -34,25 +24,9 @@ def with_answer(nb, grade_id, source):
     raise KeyError(f"no cell with grade_id {grade_id!r}")
 
 
-def load_mutant(course, function, name):
-    """The demo's bug comes from the course's own mutant catalog (tests/mutants)."""
-    init = course.root / "tests" / "mutants" / "__init__.py"
-    if not init.is_file():
-        raise FileNotFoundError(f"the mutant catalog {init} is missing; the demo needs the repository")
-    spec = importlib.util.spec_from_file_location("maskdiff_mutants", init,
-                                                  submodule_search_locations=[str(init.parent)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    for mutant in module.catalog():
-        if (mutant.function, mutant.name) == (function, name):
-            return mutant
-    raise KeyError(f"no mutant {name!r} of {function} in the catalog")
-
-
 def build_submissions(course, folder):
     """folder/<student>/<notebook>.ipynb for the three demo students."""
-    bug = load_mutant(course, *DEMO_BUG)
+    bug = BUG
     for name in course.notebooks():
         source_nb = notebooks.read(course.source_dir / name)
         variants = {

@@ -12,13 +12,14 @@ import csv
 from dataclasses import fields
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import MissingEntry
 
 from . import workspace_lock
-from .answers import automatic_only, make_optional
+from .answers import make_optional
 from .feedback import generate_feedback
-from .grade import CSV_NAME, Row, scores, write_csv
+from .gradebook import open_gradebook, score_row, scores
 from .release import failure, nbgrader_errors, tools_on_path
+from .rows import CSV_NAME, Row, write_csv
 
 
 def read_csv(path):
@@ -50,7 +51,7 @@ def export(course, workspace=None):
     rows = read_csv(path)
     if course.answers_optional:  # also when the course made its answers optional after grading
         make_optional(db, course.assignment)
-    with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
+    with open_gradebook(db) as gradebook:
         for row in rows:
             if row.status not in ("graded", "repaired", "flagged"):
                 continue  # never autograded: nothing in the gradebook
@@ -58,12 +59,7 @@ def export(course, workspace=None):
                 got = scores(gradebook, course.assignment, row.notebook, row.student)
             except MissingEntry:
                 continue
-            row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
-            row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
-            row.manual_pending = got["manual_pending"]  # failed_tests stays: what the checker said
-            row.review = " ".join(got["review"])  # drawings still to review (a person's points count)
-            if course.answers_optional:
-                automatic_only(row)
+            score_row(row, got, course.answers_optional)  # failed_tests stays: what the checker said
     write_csv(rows, path)
     return rows, path, feedback(course, workspace, sorted({row.student for row in rows
                                                            if row.status in ("graded", "repaired", "flagged")}))

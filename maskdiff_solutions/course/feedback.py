@@ -7,9 +7,9 @@ from nbgrader.api import Gradebook
 from traitlets.config import Config
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from .layout import COURSE_PACKAGES
 from .notebooks import BEGIN_HIDDEN, END_HIDDEN, regions
 
-COURSE_PACKAGES = ("maskdiff_solutions", "maskdiff_client")
 # Errors whose message is empty or cryptic, said in plain words.
 PLAIN = {
     "NotImplementedError": "a function this cell uses still raises NotImplementedError: "

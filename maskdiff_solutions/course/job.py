@@ -5,28 +5,29 @@ with the main process (a Dask worker, course/cluster.py).
 In:  the student's submission (every entry as `submitted_entries` sees it: bytes, links, modification
      times), and once per batch the course bundle (nbgrader_config.py, pyproject.toml, source/ and
      release/ of the assignment, the gradebook template).
-Out: an Outcome: the StudentResult (the grades-by-notebook rows, each test's score, withheld
+Out: a JobOutput: the StudentResult (the grades-by-notebook rows, each test's score, withheld
      notebooks, the checker's time) and the files `merge` reads from a scratch workspace (the
      student's gradebook copy, autograded notebooks, handed-in copies, feedback pages).
 
-The worker runs exactly `grade.grade_student`; the main process writes the outputs into the scratch
+The worker runs exactly `student.grade_student`; the main process writes the outputs into the scratch
 folder a local worker would have filled and merges it exactly as it merges a local one. Hence the
 results do not depend on where a student was graded.
 """
 import hashlib
 import os
 import shutil
-import stat
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import repair
-
-PACKAGES = ("maskdiff_solutions", "maskdiff_client")
+from . import repair, student as one_student
+from .by_notebook import default_jobs
+from .environ import environment
+from .intake import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, regular_files, submitted_entries
+from .layout import COURSE_PACKAGES, PACKAGE_PARENT, warm_caches
+from .rows import Task
 # What kernels inherit of the grader's environment that Dask changes: its nanny sets these to 1 in
 # every worker. A job restores the main process's values (None: unset), so that kernels run with the
 # same threads as under the local pool.
@@ -57,11 +58,10 @@ class Job:
 
 
 @dataclass
-class Outcome:
-    result: object            # grade.StudentResult
+class JobOutput:
+    result: object            # rows.StudentResult
     files: dict = field(default_factory=dict)  # path relative to the scratch workspace -> bytes
     seconds: float = 0.0
-    host: str = ""
 
 
 # --- the submission as data ---------------------------------------------------------------------
@@ -70,7 +70,6 @@ def _walk(folder):
     """(relative path, kind, path) for everything grading looks at in folder, kind as in Entry: files
     grading never reads (notebooks over repair's size limit, other files past copy_extras' budget,
     counted in the same order) are placeholders."""
-    from .grade import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, submitted_entries
     count = size = 0
     for path, regular in submitted_entries(folder):
         relative = path.relative_to(folder).as_posix()
@@ -170,9 +169,8 @@ def bundle_hash(files):
 def package_fingerprint():
     """A hash of this installation's course packages (their Python files): the main process and every
     worker must grade with the same code."""
-    from .layout import PACKAGE_PARENT
     digest = hashlib.sha256()
-    for package in PACKAGES:
+    for package in COURSE_PACKAGES:
         for path in sorted((PACKAGE_PARENT / package).rglob("*.py")):
             digest.update(path.relative_to(PACKAGE_PARENT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -198,9 +196,8 @@ def _course_here(files):
 
 def _notebook_jobs_here():
     """Notebooks at once per student on this worker: its cores shared among its threads."""
-    from .by_notebook import default_jobs
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # optional: only a Dask worker has it
         threads = get_worker().state.nthreads
     except (ImportError, ValueError, AttributeError):
         threads = 1
@@ -209,7 +206,6 @@ def _notebook_jobs_here():
 
 def _cache_here():
     if not _CACHE:
-        from .grade import warm_caches
         _CACHE.append(warm_caches())
     return _CACHE[0]
 
@@ -219,18 +215,12 @@ def collect(scratch, student):
     scratch = Path(scratch)
     wanted = [(scratch / "db", "gradebook.db"), (scratch / "handed-in" / student, "*"),
               (scratch / "work" / "autograded" / student, "*"), (scratch / "work" / "feedback" / student, "*.html")]
-    files = {}
-    for top, pattern in wanted:
-        if not top.is_dir() or top.is_symlink():
-            continue
-        for path in sorted(top.rglob(pattern)):
-            if stat.S_ISREG(path.lstat().st_mode) and not any(p.is_symlink() for p in path.parents):
-                files[path.relative_to(scratch).as_posix()] = path.read_bytes()
-    return files
+    return {path.relative_to(scratch).as_posix(): path.read_bytes()
+            for top, pattern in wanted for path in regular_files(top, pattern)}
 
 
 def write_outputs(files, scratch):
-    """Write an Outcome's files into a (new) scratch workspace, where merge reads them."""
+    """Write a JobOutput's files into a (new) scratch workspace, where merge reads them."""
     scratch = Path(scratch)
     for name, data in files.items():
         if ".." in Path(name).parts or Path(name).is_absolute():
@@ -239,41 +229,19 @@ def write_outputs(files, scratch):
         (scratch / name).write_bytes(data)
 
 
-@contextmanager
-def environment(values):
-    """os.environ with these variables set (None: unset), restored afterwards."""
-    old = {name: os.environ.get(name) for name in values}
-    try:
-        for name, value in values.items():
-            _set(name, value)
-        yield
-    finally:
-        for name, value in old.items():
-            _set(name, value)
-
-
-def _set(name, value):
-    if value is None:
-        os.environ.pop(name, None)
-    else:
-        os.environ[name] = value
-
-
 def run_job(job, bundle):
     """Grade one student here (a worker): write the submission and course out, run grade_student,
-    return an Outcome. A crash becomes the student's failed rows, as in a local batch; past
+    return a JobOutput. A crash becomes the student's failed rows, as in a local batch; past
     job.timeout the student's rows say so (the abandoned attempt ends under the cell time limits)."""
-    import socket
-    from . import grade
     started = time.perf_counter()
     done, box = threading.Event(), {}
     _GRADING.acquire()
     try:
         course_root = _course_here(bundle)
         folder = Path(tempfile.mkdtemp(prefix="maskdiff-job-"))
-        args = (str(course_root / "course"), str(course_root / "template.db"), job.student,
-                str(folder / "submission"), str(folder / "scratch"), job.sandbox, _cache_here(), job.limits,
-                job.selected, job.notebook_jobs or _notebook_jobs_here())
+        task = Task(str(course_root / "course"), str(course_root / "template.db"), job.student,
+                    str(folder / "submission"), str(folder / "scratch"), job.sandbox, _cache_here(), job.limits,
+                    job.selected, job.notebook_jobs or _notebook_jobs_here())
     except BaseException:
         _GRADING.release()
         raise
@@ -282,13 +250,13 @@ def run_job(job, bundle):
         try:
             unpack_submission(job.submission, folder / "submission")
             with environment(job.environ):
-                box["result"] = grade.grade_student(*args)
+                box["result"] = one_student.grade_student(task)
         except Exception as err:  # noqa: BLE001 - one student's crash must not end the batch
-            box["result"] = grade.crashed(args, err)
+            box["result"] = one_student.crashed(task, err)
         try:
             box["files"] = collect(folder / "scratch", job.student)
         except Exception as err:  # noqa: BLE001
-            box["result"], box["files"] = grade.crashed(args, err), {}
+            box["result"], box["files"] = one_student.crashed(task, err), {}
         finally:
             done.set()
             shutil.rmtree(folder, ignore_errors=True)
@@ -296,7 +264,7 @@ def run_job(job, bundle):
 
     threading.Thread(target=work, name=f"grade-{job.student}", daemon=True).start()
     if not done.wait(job.timeout or None):
-        result = grade.crashed(args, TimeoutError(f"took longer than the per-student limit of "
-                                                  f"{job.timeout:g} s"))
-        return Outcome(result, {}, time.perf_counter() - started, socket.gethostname())
-    return Outcome(box["result"], box["files"], time.perf_counter() - started, socket.gethostname())
+        result = one_student.crashed(task, TimeoutError(f"took longer than the per-student limit of "
+                                                        f"{job.timeout:g} s"))
+        return JobOutput(result, {}, time.perf_counter() - started)
+    return JobOutput(box["result"], box["files"], time.perf_counter() - started)

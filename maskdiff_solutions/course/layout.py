@@ -1,6 +1,8 @@
-"""Where the course lives: its root, settings, notebooks and nbgrader configuration."""
+"""Where the course lives: its root, settings, notebooks and nbgrader configuration, and the names
+grading shares across modules (packages, sandbox modes, the stand-in cache, the seed variable)."""
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +11,39 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]  # the folder that holds maskdiff_solutions/
+HIDDEN_PACKAGE = "maskdiff_solutions"
+CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
+COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged
+SANDBOX_MODES = ("auto", "required", "off")
+SEED_VARIABLE = "MASKDIFF_GRADING_SEED"   # the base seed of every hidden check (grading/core.py)
+CACHE_VARIABLE = "MASKDIFF_CACHE"          # where notebook 03's stand-in networks are kept
+COURSE_ID = "maskdiff"                     # nbgrader's course_id of every gradebook we open
+
+
+def cache_folder():
+    """The stand-in cache: $MASKDIFF_CACHE, else ~/.cache/maskdiff (models.StandIn's default too, which
+    a notebook cell holds verbatim and so cannot import)."""
+    return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "maskdiff")
+
+
+def warm_caches():
+    """Build the networks notebook 03 loads offline (its stand-ins) before any kernel runs: kernels
+    get the cache read-only, and each would otherwise build them again. Returns the cache folder."""
+    folder = cache_folder()
+    for kind in ("bert", "qwen"):
+        try:
+            from .. import models  # transformers: heavy, and only the grader needs it
+            models.StandIn(kind, folder)
+        except ImportError:
+            pass  # Qwen3 on a transformers older than 4.51: notebook 03 says so itself
+        except Exception as err:  # noqa: BLE001 - notebook 03 then says what is missing in its own cells
+            print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
+    if not folder.is_dir():
+        return ""
+    for path in [folder, *folder.rglob("*")]:  # the sandbox's user reads it (safetensors writes 0600)
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(folder)
 
 
 # [tool.maskdiff] of pyproject.toml: each setting, what a valid value looks like, and what it is.

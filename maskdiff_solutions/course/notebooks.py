@@ -44,11 +44,6 @@ def is_test(cell):
     return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
 
 
-def is_carried(cell):
-    """The "your functions from earlier notebooks" cell: a solution cell without points."""
-    return is_solution(cell) and (grade_id(cell) or "").startswith(CARRIED_PREFIX)
-
-
 DRAWING_PREFIXES = ("plot_", "show_")
 
 
@@ -75,9 +70,6 @@ def is_manual(cell):
     """An answer graded by a person: a solution cell that also carries points."""
     meta = nbgrader(cell)
     return bool(meta.get("grade")) and bool(meta.get("solution"))
-
-
-CARRIED_PREFIX = "carried_from_"
 
 
 def is_carried(cell):
@@ -191,3 +183,13 @@ def insert_badge(nb, url):
             cell.source = re.sub(re.escape(BADGE_MARKER) + r"(\n\[!\[Open In Colab\][^\n]*)?",
                                  lambda _: badge(url), cell.source, count=1)
     return nb
+
+
+def solved(source_nb, release_nb):
+    """The release notebook with each answer cell replaced by the source's solution."""
+    answers = {grade_id(cell): without_markers(cell.source)
+               for cell in source_nb.cells if is_solution(cell)}
+    for cell in release_nb.cells:
+        if is_solution(cell):
+            cell.source = answers[grade_id(cell)]
+    return release_nb

@@ -20,14 +20,14 @@ import tempfile
 from pathlib import Path
 
 from . import notebooks
-from .layout import READER
+from .layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, READER
 from .release import CourseError, generate, needs_public_repository
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
-COURSE_NAMES = ("maskdiff_solutions", "maskdiff_client", "source", "tests", "gradebook", "autograded",
+COURSE_NAMES = (*COURSE_PACKAGES, "source", "tests", "gradebook", "autograded",
                 "submitted", "feedback", "collected", "nbgrader_config")
 FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
-                  notebooks.END_HIDDEN, "run_check", "maskdiff_solutions", "maskdiff_client")
+                  notebooks.END_HIDDEN, "run_check", *COURSE_PACKAGES)
 READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
 GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
@@ -126,7 +126,7 @@ def top_level_names(text):
 def reader_text():
     """drawing_reader.py: maskdiff_client's recorder (drawn.py) and its description (seen.py) verbatim,
     less their docstrings, as one module that starts recording when imported in IPython."""
-    folder = Path(__file__).resolve().parents[2] / "maskdiff_client"
+    folder = PACKAGE_PARENT / CLIENT_PACKAGE
     parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
     clash = set.intersection(*(top_level_names(part) for part in parts)) - {"np"}
     if clash:  # one module: a name defined in both would replace the recorder's own

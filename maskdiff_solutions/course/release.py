@@ -12,6 +12,7 @@ from pathlib import Path
 from nbgrader.apps import NbGraderAPI
 
 from . import notebooks
+from .layout import COURSE_ID, cache_folder
 
 
 class CourseError(RuntimeError):
@@ -83,13 +84,13 @@ def failure(result, messages, most=8):
     return "; ".join(lines[-most:]) + hint
 
 
-def blank_gradebook(db, course_id="maskdiff"):
+def blank_gradebook(db, course_id=COURSE_ID):
     """Start a new gradebook at db as a copy of a blank one, made once per nbgrader version and course
     (making one runs nbgrader's `alembic` command: about 3 s of every fresh workspace). The blank one
     is kept beside the stand-in cache, not in it: kernels see that folder."""
     import nbgrader
     from nbgrader.api import Gradebook
-    cache = Path(os.environ.get("MASKDIFF_CACHE") or Path.home() / ".cache" / "maskdiff")
+    cache = cache_folder()
     blank = cache.with_name(cache.name + "-gradebooks") / f"blank-{nbgrader.__version__}-{course_id}.db"
     if not blank.is_file():
         blank.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +109,7 @@ def generate(course, release_root, workspace):
     Path(workspace).mkdir(parents=True, exist_ok=True)
     config = course.nbgrader_config(workspace, release_directory=release_root)
     if not (Path(workspace) / "gradebook.db").exists():
-        blank_gradebook(Path(workspace) / "gradebook.db", config.CourseDirectory.course_id or "maskdiff")
+        blank_gradebook(Path(workspace) / "gradebook.db", config.CourseDirectory.course_id or COURSE_ID)
     with nbgrader_errors() as messages:
         result = NbGraderAPI(config=config).generate_assignment(course.assignment, force=True)
     if not result["success"]:

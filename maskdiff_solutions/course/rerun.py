@@ -14,7 +14,12 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
+from nbgrader.api import MissingEntry
+
 from . import job
+from .gradebook import open_gradebook, score_row, scores
+from .layout import SEED_VARIABLE
+from .rows import Row, StudentResult
 
 STATE_NAME = "grading-state.json"
 VERSION = 1
@@ -26,7 +31,7 @@ def inputs_hash(course, selected, sandbox, limits):
     parts = [job.bundle_hash({name: data for name, data in job.course_bundle(course, os.devnull).items()
                               if name != "template.db"}),
              json.dumps(sorted(selected)), sandbox, json.dumps(limits or {}, sort_keys=True, default=str),
-             os.environ.get("MASKDIFF_GRADING_SEED", ""), job.package_fingerprint()]
+             os.environ.get(SEED_VARIABLE, ""), job.package_fingerprint()]
     for part in parts:
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()
@@ -50,7 +55,6 @@ class State:
     def reusable(self, batch):
         """{student: StudentResult} of the unchanged students of batch ({student: folder}), their
         scores read again from the workspace's gradebook."""
-        from .grade import Row, StudentResult
         kept = {}
         for student, folder in batch.items():
             old = self.old.get(student)
@@ -79,18 +83,12 @@ class State:
 
 def _refresh_scores(workspace, assignment, kept):
     """Kept rows get the gradebook's scores now (as `export` does): manual grading since counts."""
-    from nbgrader.api import Gradebook, MissingEntry
-    from .grade import scores
-    db = Path(workspace) / "gradebook.db"
-    with Gradebook(f"sqlite:///{db}", course_id="maskdiff") as gradebook:
+    with open_gradebook(Path(workspace) / "gradebook.db") as gradebook:
         for result in kept.values():
             for row in result.rows:
                 if row.status not in ("graded", "repaired", "flagged"):
                     continue
                 try:
-                    got = scores(gradebook, assignment, row.notebook, row.student)
+                    score_row(row, scores(gradebook, assignment, row.notebook, row.student))
                 except MissingEntry:
                     continue
-                row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
-                row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
-                row.manual_pending = got["manual_pending"]

@@ -45,7 +45,6 @@ class Record:
     """What the checker saw of one student: a verdict per check, and incidents."""
     verdicts: dict = field(default_factory=dict)     # check name -> core.Outcome
     incidents: list = field(default_factory=list)    # Incident
-    connections: int = 0
 
 
 class CheckerChannel(wire.Channel):
@@ -178,7 +177,6 @@ class Checker:
                     connection.close()
                 connection, channel = new, CheckerChannel(new)
                 connection.settimeout(SECONDS_PER_REPLY)
-                self.record.connections += 1
                 continue
             if connection is not None and connection in ready:
                 try:

@@ -13,7 +13,6 @@ Hidden test cells call `maskdiff_client.run_check`, which lands in `run` here wh
 the test suite calls `evaluate`, which returns the outcome instead of raising.
 """
 import os
-import random
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,13 +21,15 @@ import numpy as np
 import torch
 
 from maskdiff_client import GradingFailure, drivers, show_verdict  # noqa: F401 (GradingFailure: what run raises)
+from maskdiff_client.seeding import kept_generators, seed_all
 from maskdiff_client.wire import Opaque
+
+from ..course.layout import SEED_VARIABLE
 
 # Each check (one hidden test cell) fails a correct implementation with probability at most ALPHA;
 # checks with several statistical tests split it between them (stats.split).
 ALPHA = 1e-6
 DEFAULT_SEED = 20261130
-SEED_VARIABLE = "MASKDIFF_GRADING_SEED"
 
 CHECKS = {}
 
@@ -169,22 +170,8 @@ def grading_seed(name):
 def seeded(name):
     """Seed torch, numpy and random for one check and give the notebook its generators (and torch's
     thread count) back after."""
-    seed = grading_seed(name)
-    py_state, np_state = random.getstate(), np.random.get_state()
-    threads = torch.get_num_threads()
-    # Checks make thousands of calls on tiny tensors, where torch's thread pool costs far more than it
-    # saves (softmax of a 5x8 table: 12 us on one thread, 220 us on two busy cores).
-    torch.set_num_threads(1)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2 ** 32)
-        try:
-            yield seed
-        finally:
-            random.setstate(py_state)
-            np.random.set_state(np_state)
-            torch.set_num_threads(threads)
+    with kept_generators():
+        yield seed_all(grading_seed(name))
 
 
 def call(function, *args, what):

@@ -9,8 +9,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from . import notebooks
-from .demo import build_submissions, solved
+from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.demo import build_submissions, solved
+from tests.mutants import catalog
 
 HUGE_OUTPUT = 30_000_000  # characters one cell prints
 
@@ -135,7 +136,8 @@ def build(course, folder, notebook=None):
 
         full = _points(_tests(release_nb))
         last_test = _tests(release_nb)[-1]
-        buggy_fails = {"test_" + check.replace(".", "_") for check in bug.fails}
+        fails = next(m.fails for m in catalog() if (m.function, m.name) == (bug.function, bug.name))
+        buggy_fails = {"test_" + check.replace(".", "_") for check in fails}
         buggy_loss = _points(c for c in _tests(release_nb) if notebooks.grade_id(c) in buggy_fails)
         cases = {
             "reference": ("graded", full, None),

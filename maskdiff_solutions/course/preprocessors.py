@@ -22,6 +22,7 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Dict, Integer
 
 from . import inert
+from .kernel_sandbox import SandboxedKernelManager
 
 KERNEL_DIED = "KernelDied"
 NOT_RUN = "NotRun"
@@ -57,7 +58,6 @@ class SurvivingExecute(Execute):
 
     def create_kernel_manager(self):
         if self.sandbox.get("mode") == "required":
-            from .sandbox import SandboxedKernelManager
             self.kernel_manager_class = SandboxedKernelManager
             km = super().create_kernel_manager()
             km.sandbox_settings = dict(self.sandbox)
