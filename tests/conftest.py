@@ -67,7 +67,7 @@ def awkward_batch(course, tmp_path_factory):
 @pytest.fixture(scope="session")
 def graded_batch(course, awkward_batch, tmp_path_factory):
     """One grading run (--jobs 2) over the awkward batch: (workspace, {(student, notebook): row},
-    report). tests/test_grading_batch.py shows that the number of jobs changes nothing."""
+    report). tests/course/test_grade.py shows that the number of jobs changes nothing."""
     from maskdiff_solutions.course.grade import grade
     workspace = tmp_path_factory.mktemp("grading")
     report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False, canary=False)

@@ -20,7 +20,7 @@ from maskdiff_solutions.course import cli, job, rerun
 from maskdiff_solutions.course import grade as grading
 from maskdiff_solutions.course.grade import CSV_NAME, grade
 
-from tests.test_grading_batch import assert_same_grading
+from tests.support.gradings import assert_same_grading
 
 pytestmark = [pytest.mark.course]
 
