@@ -112,10 +112,24 @@ def test_the_docs_state_the_graders_time_limits():
 
 def test_contributing_names_every_file_that_tests_the_command_line():
     text = one_line(contributing())
-    sentence = text[text.index("The command line is tested where"):][:700]
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    start = text.index("The command line is tested in the file of its command")
+    sentence = text[start:text.index("same commit", start)]
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         if path.name != Path(__file__).name and "cli.main([" in path.read_text():
-            assert f"`tests/{path.name}`" in sentence, f"{path.name} tests the command line"
+            name = path.relative_to(ROOT).as_posix()
+            assert f"`{name}`" in sentence, f"{name} tests the command line"
+
+
+def test_contributing_maps_every_test_file_in_its_folder():
+    """CONTRIBUTING's map of the tests: each folder's row names every test file in it, and no other."""
+    rows = dict(re.findall(r"^\| `tests/(\w+)/` \| (.*) \|$", contributing(), flags=re.MULTILINE))
+    assert set(rows) == {"reference", "grading", "course"}
+    for folder, row in rows.items():
+        named = set(re.findall(r"`(test_\w+\.py)`", row))
+        present = {p.name for p in (ROOT / "tests" / folder).glob("test_*.py")}
+        if folder == "course":  # the command files are named in the sentence on the command line
+            named |= {p for p in present if f"`tests/course/{p}`" in one_line(contributing())}
+        assert named == present, f"tests/{folder}/: the map lacks {present - named}, names {named - present}"
 
 
 # ---------------------------------------------------------------- the notebooks' own headings
