@@ -3,7 +3,7 @@ correct alternatives pass, go to review and fail, and the seconds it took.
 
     python benchmarks/honest_drawings.py [--seed 1] [--cell plot_schedule ...] [-v]
 
-Each cell's work runs once (tests/test_honest.py), so the time is mostly the drawings and the checks."""
+Each cell's work runs once (tests/grading/test_honest.py), so the time is mostly the drawings and the checks."""
 import argparse
 import os
 import sys
@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_honest import CATALOG, outcome_of, verdict  # noqa: E402
+from tests.support.honest_verdicts import CATALOG, outcome_of, verdict  # noqa: E402
 
 
 def main():

@@ -21,7 +21,7 @@ from maskdiff_solutions.grading.checker import argument_names  # noqa: E402
 from maskdiff_solutions.grading.core import SEED_VARIABLE  # noqa: E402
 from tests.mutants.plots import reference_source  # noqa: E402
 from tests.support import cells  # noqa: E402
-from tests.test_checks_plots import PLOT_CHECKS, namespace  # noqa: E402
+from tests.support.drawings import PLOT_CHECKS, namespace  # noqa: E402
 
 
 def main():

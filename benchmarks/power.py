@@ -4,7 +4,7 @@
 
 Prints, per check, how many seeds the reference failed (expected: 0; each check's false-failure
 probability is at most 1e-6, so 200 seeds x all checks should see none), how many mutants each check
-catches, and the wall time. CI runs 5 seeds (tests/test_checks.py); this runs as many as you ask.
+catches, and the wall time. CI runs 5 seeds (tests/grading/test_checks.py); this runs as many as you ask.
 """
 import argparse
 import os

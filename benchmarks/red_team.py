@@ -1,5 +1,5 @@
 """The red-team table: every attack of tests/attacks.py graded through the command line in a sandbox
-(the same batch tests/test_red_team.py grades), one line each: what the attack does, the status and
+(the same batch tests/course/test_red_team.py grades), one line each: what the attack does, the status and
 autograded score it got against the score it deserves, and the reason grading gave.
 
     python benchmarks/red_team.py [--jobs 2]

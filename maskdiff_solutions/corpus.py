@@ -9,7 +9,7 @@
   stream and the notebook's `GetBatch`, `StoryTokens` and `StoryText`.
 
 This module is the source of truth for the notebook's given cell `corpus`, which holds exactly these
-definitions (tests/test_corpus.py compares them statement by statement).
+definitions (tests/reference/test_corpus.py compares them statement by statement).
 """
 import random
 import re

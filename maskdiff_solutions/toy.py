@@ -75,7 +75,7 @@ def repeats(n):
 
 
 # Notebooks 02 and 04 hand this to students as the given cell `tally`: it counts sentences, and shrinks
-# the count under the autograder whatever number the student writes (tests/test_one_bug_once.py).
+# the count under the autograder whatever number the student writes (tests/grading/test_one_bug_once.py).
 # --- notebook cell: tally ---
 from collections import Counter
 

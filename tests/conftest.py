@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # as they do when instructors grade.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
-# Under pytest-xdist (`.ci/run`: -n 2 --dist loadgroup) each worker builds its own session and module
+# Under pytest-xdist (`.ci/run` and any run of the whole suite: -n 2 --dist loadgroup) each worker builds its own session and module
 # fixtures. So every test runs on the worker of its group: by default its module (module fixtures and
 # caches are built once), but every test that uses one of these session fixtures, whatever its
 # module, in one group (the batch is graded once). A module whose tests share nothing costly can
@@ -22,6 +22,25 @@ SHARED_FIXTURES = {"awkward_batch": "graded_batch", "graded_batch": "graded_batc
                    "small_batch": "graded_batch", "small_serial": "graded_batch"}
 # These grade through kernels: whatever uses them is slow (the inner loop, -m "not slow", skips it).
 GRADING_FIXTURES = {"graded_batch", "small_serial"}
+
+
+# The whole suite (`python -m pytest`, `-m "not slow"`: no test paths given) runs on two workers, as
+# CI does, unless -n says otherwise (`-n 0`: this process); a run of named files stays in this process,
+# where starting workers costs more than it saves. Workers parse the command line again, so the
+# controller tells them through the environment to tag tests with their groups as --dist loadgroup does.
+DEFAULT_WORKERS, LOADGROUP = 2, "MASKDIFF_PYTEST_LOADGROUP"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook turns -n into workers
+def pytest_cmdline_main(config):
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist
+        return
+    if hasattr(config, "workerinput"):
+        config.option.loadgroup = config.option.loadgroup or os.environ.get(LOADGROUP) == "1"
+    elif (config.option.numprocesses is None and not config.option.usepdb
+          and config.args_source == pytest.Config.ArgsSource.TESTPATHS):
+        config.option.numprocesses, config.option.dist = DEFAULT_WORKERS, "loadgroup"
+        os.environ[LOADGROUP] = "1"
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
@@ -67,7 +86,7 @@ def awkward_batch(course, tmp_path_factory):
 @pytest.fixture(scope="session")
 def graded_batch(course, awkward_batch, tmp_path_factory):
     """One grading run (--jobs 2) over the awkward batch: (workspace, {(student, notebook): row},
-    report). tests/test_grading_batch.py shows that the number of jobs changes nothing."""
+    report). tests/course/test_grade.py shows that the number of jobs changes nothing."""
     from maskdiff_solutions.course.batch import grade
     workspace = tmp_path_factory.mktemp("grading")
     report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False, canary=False)

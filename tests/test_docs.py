@@ -1,13 +1,16 @@
-"""README.md, CONTRIBUTING.md and the notebooks' own headings against the notebooks' nbgrader metadata
-and the grader's settings: a number or a list printed there is a promise (issue 23)."""
+"""README.md, CONTRIBUTING.md, BENCHMARKS.md and the notebooks' own headings against the notebooks'
+nbgrader metadata, the code and the grader's settings: a number or a list printed there is a promise
+(issue 23)."""
 import re
 from pathlib import Path
 
 import pytest
 from traitlets.config import Config
 
+from maskdiff_solutions.course import cli
 from maskdiff_solutions.course import notebooks as nbtools
 from maskdiff_solutions.course.preprocessors import SurvivingExecute
+from maskdiff_solutions.course.rows import CSV_NAME, Row
 from maskdiff_solutions.toy import TWO_WORLD, VOCAB
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,10 +112,24 @@ def test_the_docs_state_the_graders_time_limits():
 
 def test_contributing_names_every_file_that_tests_the_command_line():
     text = one_line(contributing())
-    sentence = text[text.index("The command line is tested where"):][:700]
-    for path in sorted((ROOT / "tests").glob("test_*.py")):
+    start = text.index("The command line is tested in the file of its command")
+    sentence = text[start:text.index("same commit", start)]
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
         if path.name != Path(__file__).name and "cli.main([" in path.read_text():
-            assert f"`tests/{path.name}`" in sentence, f"{path.name} tests the command line"
+            name = path.relative_to(ROOT).as_posix()
+            assert f"`{name}`" in sentence, f"{name} tests the command line"
+
+
+def test_contributing_maps_every_test_file_in_its_folder():
+    """CONTRIBUTING's map of the tests: each folder's row names every test file in it, and no other."""
+    rows = dict(re.findall(r"^\| `tests/(\w+)/` \| (.*) \|$", contributing(), flags=re.MULTILINE))
+    assert set(rows) == {"reference", "grading", "course"}
+    for folder, row in rows.items():
+        named = set(re.findall(r"`(test_\w+\.py)`", row))
+        present = {p.name for p in (ROOT / "tests" / folder).glob("test_*.py")}
+        if folder == "course":  # the command files are named in the sentence on the command line
+            named |= {p for p in present if f"`tests/course/{p}`" in one_line(contributing())}
+        assert named == present, f"tests/{folder}/: the map lacks {present - named}, names {named - present}"
 
 
 # ---------------------------------------------------------------- the notebooks' own headings
@@ -188,3 +205,81 @@ def test_notebook_02_names_the_impossible_sentences():
     for noun, state in named:
         assert noun in VOCAB and state in VOCAB
         assert f"the {noun} is {state}" not in real, f"'the {noun} is {state}' is a real sentence"
+
+
+# ---------------------------------------------------------------- the README holds to the code
+
+README = readme()
+
+
+def test_the_readme_quotes_the_torch_that_setup_installs():
+    pin = re.search(r"^TORCH=torch==([\d.]+)$", (ROOT / ".ci" / "setup").read_text(), re.M).group(1)
+    assert f"torch {pin} if no torch is installed" in README
+
+
+def test_the_readme_documents_every_command_and_the_console_script():
+    commands = cli.parser()._subparsers._group_actions[0].choices
+    for command in commands:
+        assert f"python -m maskdiff_solutions {command}" in README, command
+    assert "`maskdiff`" in README and 'maskdiff = "maskdiff_solutions.course.cli:main"' in \
+        (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_readme_names_every_column_of_our_grades_file():
+    from dataclasses import fields
+    assert CSV_NAME in README
+    for field in fields(Row):
+        assert f"`{field.name}`" in README, field.name
+
+
+def test_the_readme_quotes_the_handed_in_budgets_and_settings():
+    from maskdiff_solutions.course import handed_in
+    from maskdiff_solutions.course.layout import SETTINGS
+    assert (f"{handed_in.MAX_OUTPUTS} outputs and\n   {handed_in.MAX_CELL_CHARS:,} characters per cell, "
+            f"{handed_in.MAX_NOTEBOOK_CHARS:,} per notebook") in README
+    for setting in SETTINGS:
+        assert f"`{setting}`" in README, setting
+    assert handed_in.STUDENT_LABEL.split(".")[0].strip("*") in README
+    assert "Re-run by the grader" in handed_in.RERUN_LABEL and "Re-run by the grader" in README
+
+
+def figures(text):
+    return set(re.findall(r"\d+(?:\.\d+)?", text))
+
+
+def test_the_readmes_figures_are_those_of_benchmarks_md():
+    """Every number in the README's timing sentences and its summary of the figures is one that
+    BENCHMARKS.md (one run of benchmarks/all.py, with its load) gives."""
+    benchmarks = figures((ROOT / "BENCHMARKS.md").read_text())
+    start = README.index("On the 2-core machine the demo")
+    quoted = README[start:README.index("\n\n", start)]
+    start = README.index("`BENCHMARKS.md` lists every figure")
+    quoted += README[start:README.index("\n\n", start)]
+    assert "load average" in quoted and "454.3 s" in quoted
+    assert figures(quoted) - benchmarks == set()
+
+
+def source(course, name):
+    return nbtools.read(course.source_dir / name)
+
+
+def manual_cells_table():
+    """{(notebook number, grade_id): points} of CONTRIBUTING.md's table of manually graded cells."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    section = text[text.index("## Manually graded cells"):]
+    rows = re.findall(r"^\| (\d\d) \| `(\w+)` \| (\d+) \|", section, flags=re.MULTILINE)
+    return {(number, gid): int(points) for number, gid, points in rows}
+
+
+def test_contributing_lists_the_manually_graded_cells(course):
+    listed = manual_cells_table()
+    assert listed, "CONTRIBUTING.md has no table of manually graded cells"
+    for name in NOTEBOOKS:
+        manual = {(name[:2], nbtools.grade_id(c)): (nbtools.nbgrader(c)["points"], c.cell_type)
+                  for c in source(course, name).cells if nbtools.is_manual(c)}
+        for key, points in listed.items():
+            if key[0] == name[:2]:
+                assert key in manual and manual[key][0] == points, \
+                    f"CONTRIBUTING.md lists {key[1]} ({points} points), not a manual cell of {name} with those points"
+        for key in manual:
+            assert key in listed, f"{name}: manual cell {key[1]} is missing from CONTRIBUTING.md's table"

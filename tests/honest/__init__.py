@@ -10,7 +10,7 @@ One module per notebook (`nb01.py`, `nb02.py`, ...), each holding
 - `HONEST`: the alternatives, `Honest(cell, name, source)`, each source the drawing (or printout) a
   student wrote from the task text above the cell alone.
 A printout that is itself the work (a few runs printed) leaves `DATA` empty for its cell.
-tests/test_honest.py proves them; benchmarks/honest_drawings.py counts the verdicts per notebook.
+tests/grading/test_honest.py proves them; benchmarks/honest_drawings.py counts the verdicts per notebook.
 """
 import importlib
 import pkgutil

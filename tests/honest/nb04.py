@@ -535,7 +535,7 @@ HONEST += _alternatives(
 )
 
 # The page's step counts written out as numbers (issue 21, item 5): under the autograder Train stops
-# after QUICK_SECONDS, so these fit in a cell's 30 seconds and lose nothing (tests/test_honest_nb45.py
+# after QUICK_SECONDS, so these fit in a cell's 30 seconds and lose nothing (tests/grading/test_honest_nb45.py
 # runs them on their own: each trains for QUICK_SECONDS).
 PAGE_COUNTS = [
     Honest("plot_two_sentence_loss", "page_count_written_out", dedent("""\

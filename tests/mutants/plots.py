@@ -3,7 +3,7 @@
 Each `PlotMutant` is the reference's plot cell with one realistic mistake (`edits`: replacements in
 its source), optionally after a student function replaced by a buggy one (`functions`: a cell run
 before the plot, as if the student had written it so). It must fail exactly the checks in `fails`;
-the reference's cell passes them all (tests/test_checks_plots.py).
+the reference's cell passes them all (tests/grading/test_checks_plots.py).
 """
 from dataclasses import dataclass
 

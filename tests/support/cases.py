@@ -111,7 +111,7 @@ def build(course, folder, notebook=None):
     The demo's students (reference, untouched, buggy) hand in every notebook; each awkward case is
     one notebook (`notebook`, default the first) and the case's other notebooks are missing, so
     the batch's grading time does not grow with the course (missing notebooks are not run). The
-    repairs themselves are tested on every notebook in tests/test_repair.py, without a kernel."""
+    repairs themselves are tested on every notebook in tests/course/test_repair.py, without a kernel."""
     folder = Path(folder)
     notebook = notebook or course.notebooks()[0]
     demo_students = {"reference", "untouched", "buggy"}

@@ -16,7 +16,7 @@ from tests.attacks import ATTACKS, BROKEN_FILES, FULL, HONEST, PWNED
 from tests.support.pages import active, formgrader_view
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STEM = "01_noise_for_words"
 # What the README's threat model says a non-root grader's sandbox cannot stop (its kernel owns its own
 # folder); that it steals nothing is still checked.

@@ -11,7 +11,7 @@ import pytest
 from maskdiff_solutions.course import kernel_sandbox, sandbox
 from maskdiff_solutions.course.layout import Course
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import json, os, socket, sys

@@ -10,7 +10,7 @@ import pytest
 
 from maskdiff_solutions.course import sandbox
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BASE = "python:3.11-slim"
 DOCKER_FLAGS = ("--security-opt seccomp=unconfined", "--security-opt apparmor=unconfined",
                 "--security-opt systempaths=unconfined")

@@ -15,7 +15,7 @@ import pytest
 from maskdiff_solutions.course import canary, cli, leases, sandbox, workspace_lock
 from maskdiff_solutions.course.rows import CSV_NAME, Row, StudentResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TWO = ("reference", "buggy")   # of the small batch: a full and a partial score
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="uid leases are taken by root graders only")
 FAR = sandbox.UIDS.start + 200  # uids no other test's grader leases first

@@ -11,7 +11,7 @@ from tests.mutants import catalog
 SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
 MUTANTS = catalog()
 # Checks of the student's functions; the checks of plots and printouts (which read what a cell drew)
-# are proven by tests/test_checks_plots.py.
+# are proven by tests/grading/test_checks_plots.py.
 FUNCTION_CHECKS = sorted(name for name in grading.CHECKS if not name.startswith(("plot_", "show_")))
 
 

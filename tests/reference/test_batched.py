@@ -114,7 +114,7 @@ def test_random_canvas_has_masks_outside_slots_sometimes():
 
 # Notebook 05 promises that batching changes only the time: "Same prompts, same lengths, and the same
 # results", because its denoiser is built with pad_id and never attends to padding.
-NB05 = Path(__file__).resolve().parents[1] / "source" / "maskdiff" / "05_sampler_internals.ipynb"
+NB05 = Path(__file__).resolve().parents[2] / "source" / "maskdiff" / "05_sampler_internals.ipynb"
 
 
 def nb05_cell(grade_id):

@@ -1,12 +1,12 @@
 """Notebook 04's page step counts written out as numbers (tests/honest/nb04.py PAGE_COUNTS): they fit
 the grader's limits and lose nothing. The honest alternatives of every notebook, these two's included,
-are judged in tests/test_honest.py."""
+are judged in tests/grading/test_honest.py."""
 import pytest
 import torch
 
 from tests.honest import nb04
 from tests.support import cells
-from tests.test_checks_plots import judge, namespace
+from tests.support.drawings import judge, namespace
 
 
 @pytest.mark.parametrize("honest", nb04.PAGE_COUNTS, ids=lambda h: h.cell)

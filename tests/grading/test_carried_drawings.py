@@ -4,7 +4,7 @@ named beside it (issue 21, item 7; the README's carry-over rule).
 Each notebook with carried cells runs in this process, in order and in quick mode, with one carried
 cell stubbed (as the release hands it out: every function raises NotImplementedError). Test cells are
 skipped: their hidden checks hand the graded function reference inputs, and their visible asserts are
-proven stub-proof by tests/test_one_bug_once.py. Every drawing or printout cell runs as the reference
+proven stub-proof by tests/grading/test_one_bug_once.py. Every drawing or printout cell runs as the reference
 wrote it and is judged by its check, as under the grader. The cells that lose must be among the ones
 that call a function of the stubbed cell directly, and the markdown above the carried cells must name
 exactly those (one bullet per earlier notebook: "without your notebook-N ...")."""
@@ -17,8 +17,8 @@ import torch
 
 from maskdiff_solutions.course import notebooks as nbtools
 from tests.support import cells
-from tests.test_checks_plots import PLOT_CHECKS, judge
-from tests.test_one_bug_once import stubbed
+from tests.support.drawings import PLOT_CHECKS, judge
+from tests.support.cells import stubbed
 
 # Notebooks 04 and 05 name the cells a stub costs in one bullet per earlier notebook; notebook 02 has
 # one carried cell and names them in its text (the last test below).

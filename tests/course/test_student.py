@@ -1,15 +1,16 @@
-"""The instructor pipeline end to end: grading a batch through nbgrader, feedback, export, demo, CLI."""
+"""One student's grading through nbgrader, as the awkward batch (tests/conftest.py) shows it: the reference
+gets full marks in every notebook, the untouched release nothing, a bug exactly its checks' marks, a fake
+hidden package a flag, broken and missing files their rows; the CSV has a row per student and notebook,
+the feedback hides the hidden tests, and cells moved around a drawing cost nothing."""
 import csv
-import os
-import subprocess
-import sys
 
 import pytest
 from nbgrader.api import Gradebook
 
-from maskdiff_solutions.course import cli, demo, notebooks
+from maskdiff_solutions.course import demo, notebooks
 from maskdiff_solutions.course.rows import CSV_NAME
 from tests.mutants import forward as catalog
+from tests.support.points import points_of
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 NB = "01_noise_for_words"
@@ -22,16 +23,6 @@ def test_notebook_03_reference_gets_its_chat_marks(graded_batch):
     assert row.manual_max == 14 and row.manual_pending  # five written answers
     untouched = graded_batch[1][("untouched", NB03)]
     assert untouched.status == "graded" and untouched.auto_score == 0
-
-
-def points_of(course, name):
-    """Autograded points of one source notebook: the points of its test cells."""
-    nb = notebooks.read(course.source_dir / f"{name}.ipynb")
-    return sum(notebooks.nbgrader(c)["points"] for c in nb.cells if notebooks.is_test(c))
-
-
-def assignment_points(course):
-    return sum(points_of(course, name[:-len(".ipynb")]) for name in course.notebooks())
 
 
 def test_reference_gets_full_autograded_marks(graded_batch):
@@ -82,13 +73,6 @@ def test_buggy_submission_loses_exactly_its_bugs_marks(graded_batch):
     assert row.auto_score == 16 - 3 and row.status == "graded"
 
 
-def test_the_demos_bug_is_a_mutant_of_the_catalog():
-    """The demo carries its bug as package data (it never reads tests/): the catalog still holds it,
-    word for word."""
-    assert any((m.function, m.name, m.source) == (demo.BUG.function, demo.BUG.name, demo.BUG.source)
-               for m in catalog.MUTANTS)
-
-
 def test_fake_hidden_package_is_ignored_and_flagged(graded_batch):
     row = graded_batch[1][("shadow", NB)]
     assert row.status == "flagged" and "maskdiff_solutions" in row.reason
@@ -118,71 +102,6 @@ def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
                    "most recent call last"):
         assert secret not in html, secret
     assert "each token should be masked with probability" in html
-
-
-def test_demo_scores_are_judged_right(course, graded_batch):
-    rows = [row for (student, _), row in graded_batch[1].items()
-            if student in ("reference", "untouched", "buggy")]
-    ok, total = demo.expected_outcome(rows)
-    full = assignment_points(course)
-    assert ok and total["reference"] == (full, full) and total["untouched"] == (0, full)
-    assert total["buggy"] == (full - 3, full)
-
-
-def test_demo_command_end_to_end(course):
-    # one notebook: the whole course is graded by the graded_batch fixture already
-    done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(course.root),
-                           "demo", "--notebook", "01"], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "every submission got the score it deserves" in done.stdout
-
-
-def test_grade_names_a_missing_folder(course, tmp_path, capsys):
-    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "nope"),
-                       "--workspace", str(tmp_path)])
-    assert status == 2 and "no submissions folder at" in capsys.readouterr().err
-
-
-# What a Colab runtime has (and a laptop after `pip install -r requirements.txt`): the standard library
-# and these packages. The notebooks may import nothing else, and never the hidden package.
-COLAB_PACKAGES = {"torch", "transformers", "tokenizers", "numpy", "matplotlib", "requests", "tqdm"}
-COLAB_MODULES = COLAB_PACKAGES | set(sys.stdlib_module_names)
-
-
-def imported_modules(source):
-    import ast
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module.split(".")[0])
-    return found
-
-
-def test_release_imports_only_what_colab_has(course):
-    for name in course.notebooks():
-        nb = notebooks.read(course.release_dir / name)
-        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code" and not c.source.startswith("!"))
-        # drawing_reader: the course's own, which the set-up cell fetches from the students' public
-        # repository (publish writes it), importing it inside a try that goes on without it
-        extra = imported_modules(code) - COLAB_MODULES - {"drawing_reader"}
-        assert not extra, f"{name} imports {extra}, which a Colab runtime lacks"
-        if "import drawing_reader" in code:
-            assert "except Exception" in code and "drawing_reader = None" in code, f"{name}: unguarded reader"
-
-
-def test_solved_release_runs_without_the_hidden_package(course, tmp_path):
-    """What a student has on Colab: the release notebook, no maskdiff_solutions. The visible tests
-    of a correct solution pass there, and running the set-up cell twice changes nothing."""
-    import nbclient
-    for name in course.notebooks():
-        nb = demo.solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
-        setup = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == "setup")
-        nb.cells.insert(setup + 1, nb.cells[setup].copy())  # the set-up cell must be idempotent
-        (tmp_path / "maskdiff_solutions.py").write_text("raise ImportError('students do not have this')")
-        client = nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(tmp_path)}})
-        client.execute(env={**os.environ, "CI": "1", "PYTHONPATH": ""})  # raises on the first error
 
 
 def test_cells_inserted_or_moved_around_a_drawing_cost_nothing(course, tmp_path):

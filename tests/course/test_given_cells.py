@@ -11,7 +11,7 @@ import torch
 
 from maskdiff_solutions.course import notebooks as nbtools
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # (notebook, grade_id of the given cell, module whose `# --- notebook cell `grade_id`` segment it copies)
 MIRRORS = [
     ("04_training.ipynb", "denoiser", "maskdiff_client/denoiser"),

@@ -16,7 +16,7 @@ from maskdiff_solutions.grading import core
 from maskdiff_solutions.grading.checker import Checker, Record
 from tests.mutants import catalog
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLAN = list(grading.CHECKS)  # registration order follows the notebooks
 MUTANTS = catalog()
 PLOTS = {name for name in PLAN if name.startswith(("plot_", "show_"))}  # checks of what a cell drew
@@ -67,7 +67,7 @@ def test_reference_passes_through_the_checker(kernel, function):
     assert all(passed for _, passed, _ in said) and not record.incidents
 
 
-@pytest.mark.slow  # every mutant through a kernel; tests/test_checks.py runs them in-process in the inner loop
+@pytest.mark.slow  # every mutant through a kernel; tests/grading/test_checks.py runs them in-process in the inner loop
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
 def test_mutant_fails_exactly_its_checks_through_the_checker(kernel, mutant):
     record, said = kernel.run(mutant.function, mutant.source, checks_of(mutant.function))
@@ -108,7 +108,7 @@ def test_checks_run_once_each_in_the_notebooks_order(kernel):
     assert len(record.incidents) == 3
 
 
-@pytest.mark.slow  # draws every plot cell in a kernel (minutes); tests/test_checks_plots.py does it in-process
+@pytest.mark.slow  # draws every plot cell in a kernel (minutes); tests/grading/test_checks_plots.py does it in-process
 @pytest.mark.parametrize("check", sorted(PLOTS))
 def test_a_plot_is_judged_through_the_checker(kernel, check):
     """The reference's plot passes and each wrong plot fails, with the figure read in the kernel."""

@@ -13,7 +13,7 @@ test cell its points exactly when every check it names passed in the trusted che
    through that function's globals. For every function whose reference solution names another student
    function (Chat's default step, sample's helpers) the checks run with every other student function
    replaced by a poison that records being called: they must pass and call no poison. (Which checks a
-   function's own bugs fail is proven by tests/test_checks.py and tests/test_checker.py.)
+   function's own bugs fail is proven by tests/grading/test_checks.py and tests/grading/test_checker.py.)
 3. Execution without a kernel: each notebook's code cells run in one Python process, in order, answer
    cells (plots, printouts) skipped, `run_check` replaced by a recorder, and the few given cells too
    heavy to run a hundred times replaced by what the test cells need from them (SUBSTITUTES). With
@@ -51,10 +51,11 @@ import maskdiff_solutions
 from maskdiff_solutions import grading
 from maskdiff_solutions.course import notebooks as nbtools
 from tests.mutants import catalog
+from tests.support.cells import stubbed
 
 matplotlib.use("Agg")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "source" / "maskdiff"
 NOTEBOOKS = sorted(p.name for p in SOURCE.glob("*.ipynb"))
 MUTANTS = catalog()
@@ -227,20 +228,6 @@ def test_hidden_checks_reach_no_other_student_function(name, function, others):
 
 # --------------------------------------------------------------------------- 3. execution
 
-def stubbed(source):
-    """A solution cell as the release hands it out: every solution region a stub."""
-    out, skipping = [], False
-    for line in source.splitlines():
-        if nbtools.BEGIN_SOLUTION in line:
-            indent = line[:len(line) - len(line.lstrip())]
-            out += [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()"]
-            skipping = True
-        elif nbtools.END_SOLUTION in line:
-            skipping = False
-        elif not skipping:
-            out.append(line)
-    return "\n".join(out)
-
 
 def chat_world(namespace):
     """What notebook 03's test cells need from its loading cells, without a network: a character
@@ -279,7 +266,7 @@ class Recorder:
 
 def code_cells(name):
     """(grade_id, cell) of the code cells the execution runs: answer cells, try-it cells and plots or
-    printouts left out (tests/test_checks_plots.py shows that a plot of a buggy function costs nothing
+    printouts left out (tests/grading/test_checks_plots.py shows that a plot of a buggy function costs nothing
     there)."""
     return [(nbtools.grade_id(cell), cell) for cell in notebook(name).cells
             if cell.cell_type == "code" and not nbtools.is_manual(cell) and not nbtools.is_experiment(cell)

@@ -21,7 +21,7 @@ from maskdiff_solutions.course import intake, student as one_student
 from maskdiff_solutions.course.batch import grade
 from maskdiff_solutions.course.rows import CSV_NAME
 
-from tests.test_grading_batch import assert_same_grading
+from tests.support.gradings import assert_same_grading
 
 pytestmark = [pytest.mark.course]
 

@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.nb04]
 NB = "04_training.ipynb"
-SOURCE = Path(__file__).resolve().parents[1] / "source" / "maskdiff"
+SOURCE = Path(__file__).resolve().parents[2] / "source" / "maskdiff"
 
 
 def manual_points(name):

@@ -1,17 +1,22 @@
-"""Grading a batch of awkward submissions (tests.support.cases): every case gets its
-status and score, nothing is lost, students' files are untouched, --jobs 2 changes nothing."""
+"""The `grade` command: a batch of awkward submissions (tests.support.cases) where every
+case gets its status and score, nothing is lost and students' files are untouched; --jobs 2 and
+--notebook-jobs 2 change nothing; --notebook, the summary, a crash of one student, and a course whose
+written answers are optional."""
 import re
 import shutil
-import sqlite3
+from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
 from maskdiff_solutions.course import cli, notebooks, summary
 from maskdiff_solutions.course.batch import grade
-from maskdiff_solutions.course.rows import CSV_NAME
+from maskdiff_solutions.course.layout import Course
+from maskdiff_solutions.course.rows import table
+from tests.support.gradings import assert_same_grading
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_case_gets_its_status_and_score(graded_batch, awkward_batch):
@@ -131,31 +136,6 @@ def test_notebook_jobs_default_to_the_cores_per_student():
     assert [default_jobs(1, 2), default_jobs(2, 2), default_jobs(3, 2), default_jobs(2, 16)] == [2, 1, 1, 8]
 
 
-def assert_same_grading(one, serial, two, other):
-    """Two gradings of the same batch agree: rows, tests, gradebook, CSV bytes, feedback pages."""
-    assert [vars(row) for row in other.rows] == [vars(row) for row in serial.rows]
-    assert other.tests == serial.tests
-    assert gradebook_rows(two / "gradebook.db") == gradebook_rows(one / "gradebook.db")
-    assert len(gradebook_rows(one / "gradebook.db")) > len(serial.rows)
-    assert (two / CSV_NAME).read_bytes() == (one / CSV_NAME).read_bytes()
-    listing = lambda root: sorted(str(p.relative_to(root)) for p in (root / "feedback").rglob("*"))  # noqa: E731
-    assert listing(two) == listing(one)
-
-
-def gradebook_rows(db):
-    """Every grade of the batch as plain values (ids and timestamps differ from run to run)."""
-    con = sqlite3.connect(db)
-    try:
-        return sorted(con.execute(
-            "SELECT sa.student_id, n.name, c.name, g.auto_score, g.manual_score, g.needs_manual_grade "
-            "FROM grade g JOIN base_cell c ON g.cell_id = c.id "
-            "JOIN submitted_notebook sn ON g.notebook_id = sn.id "
-            "JOIN notebook n ON sn.notebook_id = n.id "
-            "JOIN submitted_assignment sa ON sn.assignment_id = sa.id").fetchall())
-    finally:
-        con.close()
-
-
 def test_grade_rejects_zero_jobs(course, tmp_path, capsys):
     (tmp_path / "collected").mkdir()
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
@@ -210,3 +190,63 @@ def test_an_unknown_notebook_is_named(course, tmp_path, capsys):
     status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
                        "--workspace", str(tmp_path / "ws"), "--notebook", "07"])
     assert status == 2 and "no notebook '07' in this course" in capsys.readouterr().err
+
+
+def optional_course(course, folder):
+    """A course root with notebook 01 alone and `written_answers = "optional"`."""
+    for part in ("source", "release"):
+        (folder / part / course.assignment).mkdir(parents=True)
+        shutil.copy(getattr(course, f"{part}_dir") / NB01, folder / part / course.assignment)
+    shutil.copy(course.root / "nbgrader_config.py", folder)
+    (folder / "pyproject.toml").write_text(f'[tool.maskdiff]\nassignment = "{course.assignment}"\n'
+                                           f'written_answers = "optional"\n')
+    return Course.load(folder)
+
+
+NB01 = "01_noise_for_words.ipynb"
+
+
+@pytest.mark.slow
+def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_path, capsys):
+    """One student, notebook 01, every answer written: nothing waits for a person, anywhere."""
+    from nbgrader.api import Gradebook
+
+    from maskdiff_solutions.course import demo, summary
+    from maskdiff_solutions.course.export import export
+    from maskdiff_solutions.course.batch import grade
+    optional = optional_course(course, tmp_path / "course")
+    assert optional.answers_optional and not course.answers_optional
+    collected = tmp_path / "collected" / "reference"
+    collected.mkdir(parents=True)
+    manual = [c for c in notebooks.read(course.source_dir / NB01).cells if notebooks.is_manual(c)]
+    assert manual  # the answers are there, and the student wrote every one
+    notebooks.write(demo.solved(notebooks.read(course.source_dir / NB01),
+                                notebooks.read(course.release_dir / NB01)), collected / NB01)
+    workspace = tmp_path / "ws"
+    report = grade(optional, tmp_path / "collected", workspace, progress=False, sandbox="off", canary=False)
+    [row] = report.rows
+    assert row.status == "graded" and row.auto_score == row.auto_max > 0, row
+    assert (row.manual_score, row.manual_max, row.manual_pending) == (0, 0, 0), row
+    text = table(report.rows, optional=True)
+    assert "optional" in text.splitlines()[1] and "to grade" not in text
+    assert "written answers are optional in this course" in text
+    assert "written answers: optional" in summary.text(report)
+    page = (workspace / "feedback" / "reference" / course.assignment / NB01.replace(".ipynb", ".html")).read_text()
+    best = f"{row.auto_max:g}"
+    assert (f"Score: {best} / {best}, all of it autograded; written answers are optional in this course "
+            f"and not graded") in page
+    assert page.count("optional, not graded") >= len(manual) and "to be graded by a person" not in page
+    assert " ".join("all of it autograded; written answers are optional in this course and not graded".split()) \
+        in " ".join((ROOT / "README.md").read_text().split())
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
+        submitted = gradebook.find_submission_notebook(NB01[:-len(".ipynb")], course.assignment, "reference")
+        assert not any(grade.needs_manual_grade for grade in submitted.grades)  # formgrader: nothing to do
+        assert (submitted.score, submitted.max_score) == (row.auto_max, row.auto_max)  # `nbgrader export` too
+    rows, _, failed = export(optional, workspace)
+    assert not failed and [(r.auto_score, r.manual_max, r.manual_pending) for r in rows] == [(row.auto_max, 0, 0)]
+
+
+def test_grade_names_a_missing_folder(course, tmp_path, capsys):
+    status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "nope"),
+                       "--workspace", str(tmp_path)])
+    assert status == 2 and "no submissions folder at" in capsys.readouterr().err

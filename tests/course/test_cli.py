@@ -1,0 +1,99 @@
+"""The command line as a new instructor meets it: it finds (or refuses) its course root, takes
+--course-dir anywhere, stops on bad settings before grading anyone, and works from an unactivated venv
+beside plain nbgrader commands that raise no config warnings."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions.course import cli
+from maskdiff_solutions.course.rows import CSV_NAME
+from tests.support.roots import fake_course
+
+pytestmark = pytest.mark.course
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- the course root, and settings checked before any work ----------------------------------
+
+
+def test_the_cli_refuses_to_run_outside_a_course_root(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["grade", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"no course root in {tmp_path.resolve()} or any folder above it" in err and "--course-dir" in err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv", [
+    ["--course-dir", "X", "grade", "d"], ["grade", "d", "--course-dir", "X"], ["grade", "--course-dir", "X", "d"],
+    ["publish", "d", "--course-dir", "X"], ["export", "--course-dir", "X"], ["release", "--course-dir", "X"],
+])
+def test_course_dir_is_accepted_anywhere_on_the_line(argv):
+    assert cli.parser().parse_args(argv).course_dir == "X"
+
+
+def test_a_bad_grading_seed_stops_the_command_before_anyone_is_graded(course, tmp_path, monkeypatch, capsys):
+    (tmp_path / "collected" / "a").mkdir(parents=True)
+    shutil.copy(course.release_dir / course.notebooks()[0], tmp_path / "collected" / "a")
+    monkeypatch.setenv("MASKDIFF_GRADING_SEED", "twelve")
+    status = cli.main(["grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
+                       "--course-dir", str(course.root)])
+    assert status == 2 and "MASKDIFF_GRADING_SEED must be an integer, got 'twelve'" in capsys.readouterr().err
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_bad_written_answers_setting_stops_the_command_before_anyone_is_graded(course, tmp_path, capsys):
+    root = fake_course(tmp_path / "course", 'written_answers = "sometimes"\n')
+    (tmp_path / "collected" / "a").mkdir(parents=True)
+    shutil.copy(course.release_dir / course.notebooks()[0], tmp_path / "collected" / "a")
+    status = cli.main(["grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
+                       "--course-dir", str(root)])
+    err = capsys.readouterr().err
+    assert status == 2 and "[tool.maskdiff] written_answers = 'sometimes' is not \"graded\"" in err, err
+    assert not (tmp_path / "ws").exists()
+
+
+def test_bad_sandbox_limits_stop_the_command_before_anyone_is_graded(course, tmp_path, monkeypatch, capsys):
+    (tmp_path / "collected").mkdir()
+    monkeypatch.setenv("MASKDIFF_SANDBOX_LIMITS", '{"memory": 1}')
+    status = cli.main(["grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
+                       "--course-dir", str(course.root)])
+    assert status == 2 and "unknown sandbox limit 'memory'" in capsys.readouterr().err
+
+
+# --- nbgrader: its environment and its errors ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_cli_works_from_an_unactivated_venv(course, tmp_path):
+    """`venv/bin/python -m maskdiff_solutions grade ...` with nothing of the venv on PATH: nbgrader's
+    `alembic` is found beside the interpreter. Without it, the error says what is missing."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+                   check=True)
+    alembic = Path(sys.executable).parent / "alembic"
+    alembic = alembic if alembic.is_file() else Path(shutil.which("alembic"))
+    (venv / "bin" / "alembic").symlink_to(alembic.resolve())
+    (tmp_path / "collected" / "a").mkdir(parents=True)
+    env = {"HOME": os.environ.get("HOME", str(tmp_path)), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    argv = [str(venv / "bin" / "python"), "-m", "maskdiff_solutions", "grade", str(tmp_path / "collected"),
+            "--workspace", str(tmp_path / "ws"), "--notebook", "01", "--course-dir", str(course.root)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "ws" / CSV_NAME).read_text().count("\n") == 2  # header and a's missing row
+    (venv / "bin" / "alembic").unlink()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 2 and "`alembic`" in done.stderr and str(venv / "bin") in done.stderr
+
+
+@pytest.mark.slow
+def test_plain_nbgrader_commands_warn_about_no_setting(course, tmp_path):
+    done = subprocess.run(["nbgrader", "db", "assignment", "list",
+                           f"--CourseDirectory.db_url=sqlite:///{tmp_path / 'gradebook.db'}"],
+                          cwd=course.root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "not recognized" not in done.stderr + done.stdout, done.stderr

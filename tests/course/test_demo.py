@@ -1,0 +1,36 @@
+"""`demo`: the demo's three students (reference, untouched release, one catalog bug) get the scores it
+says they deserve, and the command runs end to end."""
+import subprocess
+import sys
+
+import pytest
+
+from maskdiff_solutions.course import demo
+from tests.mutants import forward as catalog
+from tests.support.points import assignment_points
+
+pytestmark = [pytest.mark.course, pytest.mark.slow]
+
+
+def test_demo_scores_are_judged_right(course, graded_batch):
+    rows = [row for (student, _), row in graded_batch[1].items()
+            if student in ("reference", "untouched", "buggy")]
+    ok, total = demo.expected_outcome(rows)
+    full = assignment_points(course)
+    assert ok and total["reference"] == (full, full) and total["untouched"] == (0, full)
+    assert total["buggy"] == (full - 3, full)
+
+
+def test_demo_command_end_to_end(course):
+    # one notebook: the whole course is graded by the graded_batch fixture already
+    done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(course.root),
+                           "demo", "--notebook", "01"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every submission got the score it deserves" in done.stdout
+
+
+def test_the_demos_bug_is_a_mutant_of_the_catalog():
+    """The demo carries its bug as package data (it never reads tests/): the catalog still holds it,
+    word for word."""
+    assert any((m.function, m.name, m.source) == (demo.BUG.function, demo.BUG.name, demo.BUG.source)
+               for m in catalog.MUTANTS)

@@ -1,0 +1,73 @@
+"""The plot checks judged in this process: the plot cells each check reads (`PLOT_CHECKS`), the
+notebook's namespace just before a cell (run once per process, then copied fresh for each test) and
+`judge`, which runs a cell's source as the plot cell and its check on what it drew. Shared by the
+tests of the plot checks, of the honest catalog and of carried cells, and by benchmarks/plot_checks.py."""
+import copy
+import os
+import types
+from functools import lru_cache
+
+import torch
+
+from maskdiff_solutions import grading
+from maskdiff_solutions.grading.checker import argument_names
+from tests.support import cells
+
+
+PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
+    "plot_schedule": "01_noise_for_words.ipynb",
+    "show_dissolution": "01_noise_for_words.ipynb",
+    "plot_masked_fraction": "01_noise_for_words.ipynb",
+    "plot_masked_histograms": "01_noise_for_words.ipynb",
+    **{check: "02_undiffusing.ipynb" for check in (
+        "show_undiffusion_runs", "show_thousand_runs", "plot_undiffusion_histograms", "plot_two_sentence_bars",
+        "plot_cat_probability", "plot_bars_few_steps", "plot_impossible_fraction", "show_greedy_runs",
+        "plot_greedy_bars")},
+    "plot_two_sentence_loss": "04_training.ipynb",
+    "show_bayes_comparison": "04_training.ipynb",
+    "plot_net_sentence_bars": "04_training.ipynb",
+    "show_untrained_story": "04_training.ipynb",
+    "plot_story_loss": "04_training.ipynb",
+    "show_prompt_stories": "04_training.ipynb",
+    "show_first_pass": "05_sampler_internals.ipynb",
+    "plot_confidence": "05_sampler_internals.ipynb",
+    "show_worked_example": "05_sampler_internals.ipynb",
+    "show_batch_stories": "05_sampler_internals.ipynb",
+}
+
+
+@lru_cache(maxsize=None)
+def _namespace(notebook, cell):
+    return cells.namespace_before(notebook, cell)[0]
+
+
+def namespace(notebook, cell):
+    """A fresh copy of the namespace before the cell (see fresh_copy)."""
+    return fresh_copy(_namespace(notebook, cell))
+
+
+def fresh_copy(cached):
+    """A fresh copy (tensors too, and the dicts and lists that hold them: a mutant that writes into its
+    input must not reach the next test). Functions the notebook's cells defined are rebound to the
+    copy, so that a helper of an earlier cell (notebook 02's `sentences`) calls the functions a test
+    swapped in, as in a kernel."""
+    ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (dict, list)) and k != "__builtins__"
+          else v for k, v in cached.items()}
+    for k, v in ns.items():
+        if isinstance(v, types.FunctionType) and v.__globals__ is cached:
+            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
+            ns[k].__kwdefaults__, ns[k].__doc__ = v.__kwdefaults__, v.__doc__
+    return ns
+
+
+def judge(check, source, ns, seed=None):
+    """Run `source` as the plot cell, then the check on what it drew with the namespace's functions."""
+    os.environ["NBGRADER_EXECUTION"] = "autograde"
+    try:
+        record = cells.run_cell(source, ns)
+    finally:
+        os.environ.pop("NBGRADER_EXECUTION", None)
+    functions = [ns[name] for name in argument_names(check)[1:]]
+    outcome = grading.evaluate(check, record, *functions)
+    outcome.raised = record.raised  # what the plot cell itself raised, if anything
+    return outcome
