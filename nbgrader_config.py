@@ -8,7 +8,7 @@ c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.course_id = "maskdiff"
 # No list of assignments here: nbgrader 0.9 adds the assignment to the gradebook when
 # generate_assignment runs (`release`, and `grade` before it grades), and warns about any setting it
-# does not know (tests/test_instructor.py runs a plain nbgrader command and checks).
+# does not know (tests/course/test_cli.py runs a plain nbgrader command and checks).
 
 # Stubs students see in place of solutions.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -11,7 +11,9 @@ tests, the solutions or the grader's secrets into feedback.
 
 `{port}`, `{secret_file}` and `{secret_env}` in an attack's code are filled in by the test: a TCP
 server on the grading machine's loopback, a file only the grader can see, and an environment
-variable of the grader's process.
+variable of the grader's process. `{other_workspace}` and `{other_tmp}` are those of a second grader
+grading an honest batch on the same machine at the same time (`run(..., beside=...)`), for the
+attacks of AGAINST_THE_OTHER_GRADER.
 """
 import csv
 import hashlib
@@ -398,6 +400,55 @@ except OSError as err:
 """,), tells="SWAPPED"),
 ]
 
+# Attacks on a second grader that grades another batch on the same machine at the same time (two
+# instructors, two Slurm jobs): graded only when there is one (run(..., beside=...)). This one knows
+# the other grader's workspace and TMPDIR (the worst case) and keeps trying for 20 s, while the other
+# grader's kernels run: kill its processes, read and write its files, plant one in each of its folders.
+PLANTED = "planted-by-attack"
+AGAINST_THE_OTHER_GRADER = [
+    Attack("attack_the_other_grader", "kill the kernels of another grader grading at the same time, read and "
+           "write its workspace and TMPDIR", ("""
+import glob, os, signal, time
+other = ["{other_workspace}", "{other_tmp}"]
+started, touched = time.time(), []
+while time.time() - started < 20:
+    for proc in glob.glob("/proc/[0-9]*"):          # its grader and kernels name its folders
+        pid = int(proc.rsplit("/", 1)[1])
+        try:
+            seen = open(proc + "/cmdline", "rb").read() + open(proc + "/environ", "rb").read()
+        except OSError:
+            continue
+        if pid != os.getpid() and any(folder.encode() in seen for folder in other):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                touched.append(f"killed {pid}")
+            except OSError:
+                pass
+    try:
+        os.kill(-1, signal.SIGKILL)                  # everything else it may signal
+    except OSError:
+        pass
+    for top in other:
+        for folder, dirs, files in os.walk(top):
+            try:
+                open(os.path.join(folder, "planted-by-attack"), "w").write("owned")
+                touched.append("planted in " + folder)
+            except OSError:
+                pass
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    open(path, "rb").read(4096)
+                    open(path, "ab").write(b"owned")
+                    touched.append("wrote " + path)
+                except OSError:
+                    pass
+    time.sleep(0.25)   # gentle on the cores: the other grader's cells must keep their time
+print(f"attack from {started:.3f} to {time.time():.3f}")
+print("TOUCHED THE OTHER GRADER" if touched else "the other grader was out of reach", touched[:5])
+""",), tells="TOUCHED THE OTHER GRADER"),
+]
+
 # Handed in as notebook 02 beside an honest notebook 01: each must fail alone, with a reason that
 # helps, and never spoil the honest notebook.
 BROKEN_FILES = {
@@ -407,9 +458,10 @@ BROKEN_FILES = {
 }
 
 
-def build(course, collected, fill):
-    """collected/<student>/ for the honest students, every attack and every broken file; `fill`
-    gives {port}, {secret_file}, {secret_env} and {course} for the attacks' code and links."""
+def build(course, collected, fill, attacks=ATTACKS, everyone=True):
+    """collected/<student>/ for each attack of `attacks` and (everyone) the honest students, the broken
+    files and the links to the course; `fill` gives {port}, {secret_file}, {secret_env}, {course} (and
+    {other_workspace}, {other_tmp}) for the attacks' code and links."""
     def base(kind):
         if kind == "untouched":
             return notebooks.read(course.release_dir / NB)
@@ -433,10 +485,7 @@ def build(course, collected, fill):
                 path.write_text(content)
 
     reference = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
-    hand_in("honest_reference", reference)
-    hand_in("honest_untouched", base("untouched"))
-    hand_in("honest_cheater", base("cheater"))
-    for attack in ATTACKS:
+    for attack in attacks:
         nb = base(attack.base)
         at = next(i for i, c in enumerate(nb.cells) if notebooks.grade_id(c) == "setup") + 1
         for offset, code in enumerate(attack.cells):
@@ -447,6 +496,11 @@ def build(course, collected, fill):
             if notebooks.is_manual(cell) and cell.cell_type == "markdown" and attack.answer:
                 cell.source = attack.answer
         hand_in(attack.name, None if NB in attack.files else nb, attack.files)
+    if not everyone:
+        return sorted(p.name for p in collected.iterdir())
+    hand_in("honest_reference", reference)
+    hand_in("honest_untouched", base("untouched"))
+    hand_in("honest_cheater", base("cheater"))
     for name, (content, _) in BROKEN_FILES.items():
         hand_in(name, reference, {"02_undiffusing.ipynb": content})
     hand_in("link_to_solutions", None, {NB: ("link", "{course}/source/maskdiff/" + NB)})
@@ -538,10 +592,46 @@ def sandbox_processes():
     return found
 
 
-def run(course, folder, jobs=2):
-    """Grade the whole batch through the command line in a sandbox; returns what the red-team tests
-    look at (rows of the grades CSV, the course's and the handed-in files' fingerprints before and after,
-    leftover processes, connections to the loopback server, the secrets)."""
+class Sibling:
+    """A second grader on the same machine, started just before the hostile batch: its own TMPDIR and
+    workspace, an honest batch (`collected`, notebook 01, the sandbox by default, as an instructor
+    grades). It notes when its kernels' folders exist, to show they were alive during the attacks."""
+
+    def __init__(self, root, collected, folder):
+        self.workspace, self.tmp, self.log = folder / "sibling-workspace", folder / "sibling-tmp", folder / "sibling.log"
+        self.tmp.mkdir(parents=True)
+        self.kernels_alive, self._stop = [], threading.Event()
+        with open(self.log, "w") as log:  # a file, not a pipe: nobody reads it until the end
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(root), "grade", str(collected),
+                 "--workspace", str(self.workspace), "--notebook", "01", "--no-canary"],
+                env={**os.environ, "TMPDIR": str(self.tmp)}, stdout=log, stderr=log)
+        self._watch = threading.Thread(target=self._watch_kernels, daemon=True)
+        self._watch.start()
+
+    def _watch_kernels(self):
+        while not self._stop.is_set():
+            if any(self.tmp.glob("mdk-*")):
+                self.kernels_alive.append(time.time())
+            time.sleep(0.2)
+
+    def finish(self):
+        try:
+            self.process.wait(timeout=1800)
+        finally:
+            self._stop.set()
+            self._watch.join()
+        return dict(returncode=self.process.returncode, log=self.log.read_text(errors="replace"),
+                    workspace=self.workspace, tmp=self.tmp, kernels_alive=self.kernels_alive,
+                    planted=sorted(str(p) for top in (self.workspace, self.tmp) for p in top.rglob(f"*{PLANTED}*")))
+
+
+def run(course, folder, jobs=2, attacks=ATTACKS, everyone=True, beside=None):
+    """Grade the batch (each attack of `attacks`; with everyone, the honest and awkward students too)
+    through the command line in a sandbox; returns what the red-team tests look at (rows of the grades
+    CSV, the course's and the handed-in files' fingerprints before and after, leftover processes,
+    connections to the loopback server, the secrets). beside: a folder of honest submissions that a
+    second grader (Sibling) grades at the same time; what it did comes back as "sibling"."""
     root = Path(course.root)
     collected, workspace = folder / "collected", folder / "workspace"
     listener = Listener()
@@ -549,15 +639,22 @@ def run(course, folder, jobs=2):
     secret_file.write_text(f"GRADER-ONLY {secrets.token_hex(16)}")
     secret_env = secrets.token_hex(16)
     fill = {"port": str(listener.port), "secret_file": str(secret_file), "secret_env": "MASKDIFF_REDTEAM_SECRET",
-            "course": str(root)}
-    students = build(course, collected, fill)
+            "course": str(root), "other_workspace": str(folder / "sibling-workspace"),
+            "other_tmp": str(folder / "sibling-tmp")}
+    students = build(course, collected, fill, attacks, everyone)
     before, handed_in = fingerprint(course_files(root)), fingerprint([collected])
     env = {**os.environ, fill["secret_env"]: secret_env, "MASKDIFF_SANDBOX_LIMITS": json.dumps(LIMITS)}
+    sibling = Sibling(root, beside, folder) if beside is not None else None
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(root), "grade",
-                           str(collected), "--workspace", str(workspace), "--jobs", str(jobs),
-                           "--sandbox", "required", "--no-canary"], capture_output=True, text=True, env=env, timeout=1800)
-    seconds = time.perf_counter() - started
+    try:
+        done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(root), "grade",
+                               str(collected), "--workspace", str(workspace), "--jobs", str(jobs),
+                               "--sandbox", "required", "--no-canary"], capture_output=True, text=True, env=env,
+                              timeout=1800)
+        seconds = time.perf_counter() - started
+    finally:
+        beside_result = sibling.finish() if sibling else None
+    together = time.perf_counter() - started
     time.sleep(2)  # anything left behind would act now
     leftovers = sandbox_processes()
     listener.close()
@@ -568,4 +665,5 @@ def run(course, folder, jobs=2):
     return dict(done=done, rows=rows, students=students, workspace=workspace, collected=collected,
                 before=before, after=fingerprint(course_files(root)), handed_in=handed_in,
                 handed_in_after=fingerprint([collected]), leftovers=leftovers, reached=listener.reached,
-                secret_file=secret_file, secret_env=secret_env, seconds=seconds)
+                secret_file=secret_file, secret_env=secret_env, seconds=seconds, sibling=beside_result,
+                together=together)

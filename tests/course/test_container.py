@@ -1,7 +1,9 @@
 """The grader in a container (Dockerfile, README "Grading in a container"): the recipe's pins and
 settings match the code, `--sandbox required` names the container setting that is missing, and where
 a container runtime can build the image, the demo grades inside it with its sandbox."""
+import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +14,10 @@ from maskdiff_solutions.course import sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "python:3.11-slim"
+# Where Docker Hub or PyTorch's index is out of reach: an image made locally to build FROM (README,
+# "Grading in a container") and the build's extra arguments (where pip finds torch, mounts).
+LOCAL_BASE = os.environ.get("MASKDIFF_CONTAINER_BASE", "")
+BUILD_ARGS = shlex.split(os.environ.get("MASKDIFF_CONTAINER_BUILD_ARGS", ""))
 DOCKER_FLAGS = ("--security-opt seccomp=unconfined", "--security-opt apparmor=unconfined",
                 "--security-opt systempaths=unconfined")
 KUBERNETES = ("seccompProfile", "appArmorProfile", "procMount: Unmasked")
@@ -24,9 +30,9 @@ def container_section():
 
 def test_the_recipe_pins_what_ci_installs_and_the_readme_names_every_setting():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert f"FROM {BASE}" in dockerfile and "bubblewrap" in dockerfile and "USER grader" in dockerfile
+    assert f"ARG BASE={BASE}\nFROM ${{BASE}}" in dockerfile and "bubblewrap" in dockerfile and "USER grader" in dockerfile
     pin = re.search(r"TORCH=(torch==[\d.]+)", (ROOT / ".ci" / "setup").read_text()).group(1)
-    assert f'"{pin}"' in dockerfile
+    assert f'$TORCH_SOURCE "{pin}"' in dockerfile
     section = container_section()
     for setting in DOCKER_FLAGS + KUBERNETES:
         assert setting in section, setting
@@ -51,10 +57,16 @@ def test_required_refuses_naming_the_missing_container_setting(tmp_path, monkeyp
 
 
 def runtime():
-    """(runtime, "") where a container runtime can fetch the base image, else (None, why not)."""
+    """(runtime, "") where a container runtime has the base image or can fetch it, else (None, why not)."""
     why = []
     for name in ("docker", "podman"):
         if shutil.which(name) is None:
+            continue
+        if LOCAL_BASE:
+            found = subprocess.run([name, "image", "inspect", LOCAL_BASE], capture_output=True, text=True, timeout=60)
+            if found.returncode == 0:
+                return name, ""
+            why.append(f"{name} has no image {LOCAL_BASE} (MASKDIFF_CONTAINER_BASE)")
             continue
         try:
             pulled = subprocess.run([name, "pull", BASE], capture_output=True, text=True, timeout=300)
@@ -73,7 +85,8 @@ def test_the_demo_grades_inside_the_container_with_its_sandbox():
     name, why = runtime()
     if name is None:
         pytest.skip(f"the container recipe cannot be run here: {why}")
-    subprocess.run([name, "build", "-t", "maskdiff-grader-test", str(ROOT)], check=True, timeout=3600)
+    subprocess.run([name, "build", "--build-arg", f"BASE={LOCAL_BASE or BASE}", *BUILD_ARGS, "-t",
+                    "maskdiff-grader-test", str(ROOT)], check=True, timeout=3600)
     flags = [part for flag in DOCKER_FLAGS for part in flag.split()]
     done = subprocess.run([name, "run", "--rm", *flags, "maskdiff-grader-test", "python", "-m", "maskdiff_solutions",
                            "demo", "--notebook", "01", "--sandbox", "required"],
