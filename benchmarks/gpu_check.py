@@ -18,7 +18,6 @@ and reports for each
 Exits with status 2, saying so, where there is no CUDA device.
 """
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -27,27 +26,6 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_size import MASK_IDS, Build, Load, Sentence  # noqa: E402
-
-
-def DeviceAwareSteps():
-    """The notebook's reference steps (its carried_from_02 cell): sample where p lives, move the
-    chosen ids to x_t's device."""
-    def Undiffuse(x_t, t, GuessX0, mask):
-        p = GuessX0(x_t).float()
-        guess = torch.multinomial(p, 1).squeeze(1).to(x_t.device)
-        reveal = (x_t == mask) & (torch.rand(len(x_t), device=x_t.device) < 1.0 / t)
-        return torch.where(reveal, guess, x_t)
-
-    def UndiffuseGreedy(x_t, t, GuessX0, mask):
-        confidence, guess = GuessX0(x_t).float().max(dim=-1)
-        masked = (x_t == mask).to(confidence.device)
-        k = math.ceil(int(masked.sum()) / t)
-        x = x_t.clone()
-        if k:
-            chosen = confidence.masked_fill(~masked, -1.0).topk(k).indices
-            x[chosen.to(x.device)] = guess[chosen].to(x.device)
-        return x
-    return Undiffuse, UndiffuseGreedy
 
 
 def CpuStyleUndiffuse(x_t, t, GuessX0, mask):
@@ -78,13 +56,14 @@ def main():
         print("no CUDA device here: gpu_check.py not run")
         sys.exit(2)
     from maskdiff_solutions import models
+    # the reference steps, as notebook 03 carries them: sample where p lives, move the ids to x_t's device
+    from maskdiff_solutions.sampling import Undiffuse, UndiffuseGreedy
     device = "cuda"
     capability = torch.cuda.get_device_capability()
     chosen = models.PickDtype(device)
     dtype = torch.float16 if args.dtype == "float16" else chosen
     print(f"{torch.cuda.get_device_name()} (compute capability {capability[0]}.{capability[1]}); "
           f"torch {torch.__version__}; PickDtype chooses {chosen}; running {dtype}; {Load()}")
-    Undiffuse, UndiffuseGreedy = DeviceAwareSteps()
     print(f"SamplesOnDevice: reference steps {models.SamplesOnDevice(device, Undiffuse, UndiffuseGreedy)}, "
           f"notebook-2-style step {models.SamplesOnDevice(device, CpuStyleUndiffuse)} (False expected)")
     for kind in args.kinds:

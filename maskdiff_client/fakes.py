@@ -85,27 +85,25 @@ class CharTokenizer:
         return [self.pieces[int(i)] for i in (ids.tolist() if hasattr(ids, "tolist") else ids)]
 
 
-class Tokens:
-    """text -> tensor of token ids, with a CharTokenizer (the notebook's `Tokens`)."""
+class _WithTokenizer:
+    """A notebook helper made of a CharTokenizer alone; it crosses the wire as its class name."""
 
     def __init__(self, tokenizer):
         self.tokenizer = tokenizer
 
     def wire_spec(self):
-        return "Tokens", {"tokenizer": self.tokenizer}
+        return type(self).__name__, {"tokenizer": self.tokenizer}
+
+
+class Tokens(_WithTokenizer):
+    """text -> tensor of token ids, with a CharTokenizer (the notebook's `Tokens`)."""
 
     def __call__(self, text):
         return torch.tensor(self.tokenizer.encode(text), dtype=torch.long)
 
 
-class Text:
+class Text(_WithTokenizer):
     """token ids -> text, with a CharTokenizer (the notebook's `Text`)."""
-
-    def __init__(self, tokenizer):
-        self.tokenizer = tokenizer
-
-    def wire_spec(self):
-        return "Text", {"tokenizer": self.tokenizer}
 
     def __call__(self, x):
         return self.tokenizer.decode(x)

@@ -176,6 +176,12 @@ def conditional_t_law(T, length):
     return [w / sum(weights) for w in weights]
 
 
+def expect_binomial(k, n, p, alpha, what, why):
+    """Fail with `why` and the test's summary unless k of n is a plausible Binomial(n, p) draw."""
+    verdict = stats.binomial_test(k, n, p, alpha, what=what)
+    expect(verdict.ok, f"{why} {verdict.summary}")
+
+
 def position_tests(obs, T, positions, pair, alpha, name="DiffusionLoss"):
     """Per t, each position of `positions` masked with probability t/T and the two positions of `pair`
     masked independently, among the rows of the observations that have that t. A row's t is read off
@@ -190,16 +196,15 @@ def position_tests(obs, T, positions, pair, alpha, name="DiffusionLoss"):
         p = s / T
         seen = 1 - (1 - p) ** len(positions) if p < 1 else 1.0
         for i in positions:
-            verdict = stats.binomial_test(int(rows[:, i].sum()), len(rows), p / seen, alpha,
-                                          what=f"sentences with t = {s} that masked position {i}")
-            expect(verdict.ok, f"every position should be masked with the same probability t/T = {p:.2f} "
-                               f"(given t = {s}), wherever it sits in the sentence; position {i} is not. "
-                               f"{verdict.summary}")
+            expect_binomial(int(rows[:, i].sum()), len(rows), p / seen, alpha,
+                            f"sentences with t = {s} that masked position {i}",
+                            f"every position should be masked with the same probability t/T = {p:.2f} "
+                            f"(given t = {s}), wherever it sits in the sentence; position {i} is not.")
         i, j = pair
-        verdict = stats.binomial_test(int((rows[:, i] & rows[:, j]).sum()), len(rows), p * p / seen, alpha,
-                                      what=f"sentences with t = {s} that masked both positions {i} and {j}")
-        expect(verdict.ok, f"{name} should toss one coin per position: positions {i} and {j} should both be "
-                           f"masked with probability (t/T)^2 = {p * p:.3f} given t = {s}. {verdict.summary}")
+        expect_binomial(int((rows[:, i] & rows[:, j]).sum()), len(rows), p * p / seen, alpha,
+                        f"sentences with t = {s} that masked both positions {i} and {j}",
+                        f"{name} should toss one coin per position: positions {i} and {j} should both be "
+                        f"masked with probability (t/T)^2 = {p * p:.3f} given t = {s}.")
 
 
 @check("DiffusionLoss.law")
@@ -219,10 +224,10 @@ def loss_law(DiffusionLoss):
     pairs = torch.stack([o.t[:2] for o in obs])
     both = (pairs > 0).all(1)
     same = int((pairs[both, 0] == pairs[both, 1]).sum())
-    verdict = stats.binomial_test(same, int(both.sum()), sum(p * p for p in q), alpha,
-                                  what="pairs of sentences in one batch with the same t")
-    expect(verdict.ok, "each sentence of the batch should draw its own t (shape (batch, 1)), "
-                       f"not one t for the whole batch. {verdict.summary}")
+    expect_binomial(same, int(both.sum()), sum(p * p for p in q), alpha,
+                    "pairs of sentences in one batch with the same t",
+                    "each sentence of the batch should draw its own t (shape (batch, 1)), "
+                    "not one t for the whole batch.")
     position_tests(obs, T, range(length), (0, 1), alpha)
     for s in range(1, T + 1):
         pmf = stats.binomial_pmf(length, s / T)
