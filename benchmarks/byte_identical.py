@@ -13,15 +13,23 @@ HTML and the autograded notebooks.
 Run both at a low load: a cell that passes its time limit under load is flagged and loses marks.
 Keep BASELINE_DIR outside the repository (e.g. /work/baselines/issue24). `check` grades the same
 batches (the --every the baseline was saved with) and compares every file, naming each that differs,
-is missing or is new. Two things in an autograded notebook change on every run and are left out of
-its comparison: each cell's `metadata.execution` (nbclient's timestamps) and the notebook's
-`metadata.widgets` (progress bars' random model ids); every other byte counts. `check --every M`, M a multiple of the baseline's, grades fewer mutants (a
+is missing or is new. `check --every M`, M a multiple of the baseline's, grades fewer mutants (a
 loaded machine): then each file of the students graded is compared, and each of the CSV's rows.
+
+A few bytes differ between two gradings of the same code, so they are left out of the comparison
+(`comparable`), and nothing else:
+- each cell's `metadata.execution` (nbclient's timestamps) and the notebook's `metadata.widgets`
+  (progress bars' random model ids);
+- how a cell's printed text is cut into stream outputs (the kernel flushes stdout on a timer): the
+  pieces of one stream are joined, in the notebook and in the feedback page;
+- line numbers in tracebacks: a frame of the course's own code (maskdiff_client) moves when that code
+  is rearranged, and what the student reads is the error and the lines around it;
+- durations and speed-ups printed by a cell (`1.23 s`, `45 ms`, `1.7x`): they change on every run.
 """
 import argparse
 import copy
-import filecmp
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -91,17 +99,58 @@ def keep(workspaces, baseline):
 
 
 def same(a, b):
-    if a.suffix != ".ipynb":
-        return filecmp.cmp(a, b, shallow=False)
-    return without_run_stamps(a) == without_run_stamps(b)
+    return comparable(a) == comparable(b)
 
 
-def without_run_stamps(path):
-    nb = json.loads(path.read_text())
-    nb.get("metadata", {}).pop("widgets", None)
-    for cell in nb.get("cells", []):
-        cell.get("metadata", {}).pop("execution", None)
-    return json.dumps(nb, sort_keys=True)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TIMING = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s?(?:s|ms|µs|us|seconds|sec|x|×)(?!\w)")
+GUTTER = re.compile(r"^(\s*(?:-+>)?\s*)\d+(?=\s)", re.M)  # a traceback's line-number margin
+FRAME = re.compile(r"(\.py:|line )\d+")
+HTML_GUTTER = re.compile(r'(<span class="ansi-green[^"]*">\s*(?:-*&gt;)?\s*)\d+(</span>)')
+HTML_SPLIT = re.compile(  # a stream's text cut into two output areas: joined again
+    r'(output_stream output_(stdout|stderr) output_text">\s*<pre>(?:(?!</pre>).)*)</pre>\s*</div>\s*</div>\s*'
+    r'<div class="output_area">\s*<div class="prompt">\s*</div>\s*'
+    r'<div class="output_subarea output_stream output_\2 output_text">\s*<pre>', re.S)
+
+
+def comparable(path):
+    """The file's text without what changes between two gradings of the same code (module docstring)."""
+    if path.suffix == ".ipynb":
+        nb = json.loads(path.read_text())
+        nb.get("metadata", {}).pop("widgets", None)
+        for cell in nb.get("cells", []):
+            cell.get("metadata", {}).pop("execution", None)
+            if "outputs" in cell:
+                cell["outputs"] = joined_streams(cell["outputs"])
+        return json.dumps(nb, sort_keys=True)
+    if path.suffix == ".html":
+        text = path.read_text()
+        while True:
+            text, joined = HTML_SPLIT.subn(r"\1", text)
+            if not joined:
+                break
+        return TIMING.sub("<time>", FRAME.sub(r"\1N", HTML_GUTTER.sub(r"\1N\2", text)))
+    return path.read_bytes()
+
+
+def joined_streams(outputs):
+    out = []
+    for output in outputs:
+        output = dict(output)
+        if output.get("output_type") == "stream":
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            if out and out[-1].get("output_type") == "stream" and out[-1]["name"] == output["name"]:
+                out[-1]["text"] += text
+                continue
+            output["text"] = text
+        elif output.get("output_type") == "error":
+            output["traceback"] = [FRAME.sub(r"\1N", GUTTER.sub(r"\1N", ANSI.sub("", line)))
+                                   for line in output.get("traceback", [])]
+        out.append(output)
+    for output in out:
+        if output.get("output_type") == "stream":
+            output["text"] = TIMING.sub("<time>", output["text"])
+    return out
 
 
 def compare(baseline, fresh, subset=False):
