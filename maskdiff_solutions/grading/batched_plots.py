@@ -7,7 +7,6 @@ own functions: it runs them here on a fake denoiser (grading/batched.py) and ask
 they do there. A function that leaves masks, ignores row lengths or does not normalise is not
 charged again in the printout of its results (rule: one bug never costs marks twice).
 """
-import math
 import re
 
 import numpy as np

@@ -166,8 +166,8 @@ def plot_masked_fraction(drawn, ForwardMask, MakeSchedule):
         wrong = any(plots.matches(s, steps, c * (1 - f), coverage=0.9) for _, s in drawing.series() for f in theories
                     for c in (1, 100))
         if wrong:
-            raise Failure(f"your theory curve is alpha_bar_t, the share still visible; the fraction masked is "
-                          f"1 - alpha_bar_t")
+            raise Failure("your theory curve is alpha_bar_t, the share still visible; the fraction masked is "
+                          "1 - alpha_bar_t")
         plots.missing(drawing, f"your figure has {len(drawing.series())} curve(s) or set(s) of points, none of them "
                                f"the theory 1 - alpha_bar_t at every t = 0..{T} (T = {T}; as fractions or percent)")
     ax, theory, scale = found

@@ -16,7 +16,6 @@ import torch
 
 from maskdiff_client.fakes import TableGuesser
 
-from .. import stats
 from ..toy import ALIVE, EMPTY, MASK, VOCAB, Encode
 from . import plots
 from .core import ALPHA, Failure, check, expect

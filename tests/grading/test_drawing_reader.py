@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
 from maskdiff_client import seen
 from maskdiff_solutions.course import notebooks, publish

@@ -37,7 +37,6 @@ import builtins
 import contextlib
 import io
 import math
-import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,7 +46,6 @@ import torch
 
 import maskdiff_client
 from maskdiff_client import drawn
-import maskdiff_solutions
 from maskdiff_solutions import grading
 from maskdiff_solutions.course import notebooks as nbtools
 from tests.mutants import catalog

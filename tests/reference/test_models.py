@@ -4,7 +4,6 @@ capitals lesson; the dtype for each device; the checks on every load (finite log
 settings read as the checkpoint states them, what an old transformers cannot do); which copy is
 loaded; and the set-up cell's advice and upgrades. Runs on the oldest supported transformers (4.48,
 `.ci/old_transformers`) and the newest."""
-import json
 import math
 import os
 import subprocess
