@@ -12,14 +12,17 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 
 # Under pytest-xdist (`.ci/run` and any run of the whole suite: -n 2 --dist loadgroup) each worker builds its own session and module
 # fixtures. So every test runs on the worker of its group: by default its module (module fixtures and
-# caches are built once), but every test that uses one of these session fixtures, whatever its
-# module, in one group (the batch is graded once). A module whose tests share nothing costly can
-# spread them: `def xdist_group(item)` in it returns a test's group, or None for any worker.
+# caches are built once), but every test that uses one of the costly session fixtures, whatever its
+# module, in that fixture's group (each is graded once). The two gradings are separate groups, so the
+# two workers can run them side by side: one group of both would be the whole run's longest chain.
+# The batches themselves (awkward_batch, small_batch) take under a second, so each worker makes its
+# own. A module whose module fixture needs one of them marks all its tests with that group
+# (pytestmark); a module whose tests share nothing costly can spread them: `def xdist_group(item)`
+# in it returns a test's group, or None for any worker.
 if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores: one torch thread each, not two
     import torch
     torch.set_num_threads(1)
-SHARED_FIXTURES = {"awkward_batch": "graded_batch", "graded_batch": "graded_batch",
-                   "small_batch": "graded_batch", "small_serial": "graded_batch"}
+SHARED_FIXTURES = {"graded_batch": "graded_batch", "small_serial": "small_serial"}
 # These grade through kernels: whatever uses them is slow (the inner loop, -m "not slow", skips it).
 GRADING_FIXTURES = {"graded_batch", "small_serial"}
 

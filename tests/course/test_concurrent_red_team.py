@@ -15,7 +15,7 @@ from maskdiff_solutions.course.sandbox import available
 from tests import attacks
 from tests.attacks import AGAINST_THE_OTHER_GRADER, ATTACKS, HONEST
 
-pytestmark = [pytest.mark.course, pytest.mark.slow]
+pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.xdist_group("small_serial")]  # side_by_side
 STEM = "01_noise_for_words"
 HONEST_STUDENTS = ("reference", "buggy")   # of the small batch: a full and a partial score
 # the attacks whose harm could reach past their own kernel, to the other grader
