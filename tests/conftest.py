@@ -40,8 +40,13 @@ def pytest_cmdline_main(config):
         return
     if hasattr(config, "workerinput"):
         config.option.loadgroup = config.option.loadgroup or os.environ.get(LOADGROUP) == "1"
-    elif (config.option.numprocesses is None and not config.option.usepdb
-          and config.args_source == pytest.Config.ArgsSource.TESTPATHS):
+        return
+    # Groups go out in the order they are collected, tests/course first, so the long gradings start at
+    # once, on both workers. xdist's default (--loadscope-reorder) hands out the groups with the most
+    # tests first: both gradings (few tests, most of the minutes) went late to one worker.
+    config.option.loadscopereorder = False
+    if (config.option.numprocesses is None and not config.option.usepdb
+            and config.args_source == pytest.Config.ArgsSource.TESTPATHS):
         config.option.numprocesses, config.option.dist = DEFAULT_WORKERS, "loadgroup"
         os.environ[LOADGROUP] = "1"
 
