@@ -207,9 +207,9 @@ def MakeSchedule(T):
 """,)),
     # ---------------------------------------------------------------- harming others and the course
     Attack("vandalise_everything", "write, delete and rename everything reachable, the course included", ("""
-import os, shutil
-hits = []
-for top in ("/opt/maskdiff", "/run/maskdiff", "/handin", "/usr", "/etc", "/work", "/root", "/tmp", "/home"):
+import os, shutil, time
+hits, started = [], time.time()
+for top in ("/opt/maskdiff", "/run/maskdiff", "/handin", "/work", "/root", "/etc", "/usr", "/tmp", "/home"):
     for folder, dirs, files in os.walk(top):
         for name in files:
             path = os.path.join(folder, name)
@@ -219,7 +219,7 @@ for top in ("/opt/maskdiff", "/run/maskdiff", "/handin", "/usr", "/etc", "/work"
                 hits.append(path)
             except OSError:
                 pass
-        if len(hits) > 2000:
+        if len(hits) > 2000 or time.time() - started > 10:   # then on to the deleting, inside the cell's time
             break
 print(len(hits), "files written, e.g.", [h for h in hits if not h.startswith(("/tmp", "/home"))][:5])
 shutil.rmtree("/opt/maskdiff", ignore_errors=True)

@@ -4,31 +4,53 @@ batch through the command line (`grade --jobs 2 --sandbox required`) beside hone
 Nothing an attacker does may steal a mark, change another student's result or files, change the
 course, outlive the batch, reach the grading machine's network services, or put the hidden tests,
 the solutions or the grader's secrets into anybody's feedback.
+
+As root (CI's first leg) the batch is graded beside a second grader (issue 22), with its own TMPDIR
+and workspace, grading an honest batch on the same machine at the same time; the batch then also holds
+the attack aimed at that grader (tests/attacks.py, AGAINST_THE_OTHER_GRADER). Nothing of it may be
+stolen or harmed, and its grades-by-notebook.csv must be byte for byte what it is when that batch is
+graded alone (the serial fixture). As an ordinary user (`.ci/unprivileged`) the batch is graded alone.
 """
 import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.rows import CSV_NAME
 from maskdiff_solutions.course.sandbox import available
 from tests import attacks
-from tests.attacks import ATTACKS, BROKEN_FILES, FULL, HONEST, PWNED
+from tests.attacks import AGAINST_THE_OTHER_GRADER, ATTACKS, BROKEN_FILES, FULL, HONEST, PWNED
 from tests.support.pages import active, formgrader_view
 
-pytestmark = [pytest.mark.course, pytest.mark.slow]
+# one group with the serial fixture that the second grader's CSV is compared with (tests/conftest.py)
+pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.xdist_group("small_serial")]
 ROOT = Path(__file__).resolve().parents[2]
 STEM = "01_noise_for_words"
 # What the README's threat model says a non-root grader's sandbox cannot stop (its kernel owns its own
 # folder); that it steals nothing is still checked.
 NON_ROOT_CAN = {"swap_kernel_sockets"}
+BESIDE = os.geteuid() == 0   # a second grader beside the batch (root's leg; the ordinary user's grades alone)
+beside_only = pytest.mark.skipif(not BESIDE, reason="the second grader runs beside the root leg's red team")
+HONEST_STUDENTS = ("reference", "buggy")   # the second grader's, of the small batch: a full and a partial score
+
+
 @pytest.fixture(scope="module")
-def red_team(course, tmp_path_factory):
+def red_team(course, small_batch, tmp_path_factory):
     works, why = available()
     if not works:
         if os.environ.get("CI"):
             pytest.fail(f"CI must grade in a sandbox (.ci/setup installs bubblewrap): {why}")
         pytest.skip(f"bubblewrap cannot make sandboxes here: {why}")
-    result = attacks.run(course, tmp_path_factory.mktemp("redteam"))
+    folder = tmp_path_factory.mktemp("redteam")
+    honest = None
+    if BESIDE:
+        honest = folder / "honest"
+        for student in HONEST_STUDENTS:
+            shutil.copytree(small_batch / student, honest / student, symlinks=True)
+    result = attacks.run(course, folder, attacks=ATTACKS + (AGAINST_THE_OTHER_GRADER if BESIDE else []),
+                         beside=honest)
     yield result
     result["secret_file"].unlink()
 
@@ -49,7 +71,8 @@ def test_honest_students_get_their_honest_marks(red_team):
     assert (cheater["status"], float(cheater["auto_score"])) == ("graded", HONEST["cheater"]), cheater
 
 
-@pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
+@pytest.mark.parametrize("attack", ATTACKS + [pytest.param(a, marks=beside_only) for a in AGAINST_THE_OTHER_GRADER],
+                         ids=lambda a: a.name)
 def test_no_attack_steals_a_mark(red_team, attack):
     row = red_team["rows"][(attack.name, STEM)]
     # an attack that stops the hidden checks from running, or names the hidden package, loses marks
@@ -137,3 +160,32 @@ def test_no_page_carries_a_students_script(course, red_team):
     for where, page in pages.items():
         assert active(page, PWNED) == [], where
         assert "<script>document.title" not in page, where
+
+
+# ------------------------------------------------------------------ the second grader beside the batch
+
+@beside_only
+def test_the_honest_grader_gives_what_it_gives_alone(red_team, small_serial):
+    sibling = red_team["sibling"]
+    assert sibling["returncode"] == 0, sibling["log"][-3000:]
+    alone = (small_serial[0] / CSV_NAME).read_bytes().splitlines(keepends=True)
+    expected = b"".join(alone[:1] + [line for line in alone[1:] if line.split(b",")[0].decode() in HONEST_STUDENTS])
+    assert (sibling["workspace"] / CSV_NAME).read_bytes() == expected
+
+
+@beside_only
+def test_the_attack_ran_while_the_other_graders_kernels_did(red_team):
+    graded = notebooks.read(red_team["workspace"] / "autograded" / "attack_the_other_grader" / "maskdiff" /
+                            f"{STEM}.ipynb")
+    printed = " ".join(str(output) for cell in graded.cells for output in cell.get("outputs", []))
+    start, end = map(float, re.search(r"attack from ([\d.]+) to ([\d.]+)", printed).groups())
+    alive = red_team["sibling"]["kernels_alive"]
+    assert any(start <= moment <= end for moment in alive), (start, end, alive[:1], alive[-1:])
+    assert "the other grader was out of reach" in printed, printed[-2000:]
+
+
+@beside_only
+def test_nothing_of_the_other_grader_is_touched(red_team):
+    sibling = red_team["sibling"]
+    assert sibling["planted"] == []
+    assert "owned" not in (sibling["workspace"] / CSV_NAME).read_text()

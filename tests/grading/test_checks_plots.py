@@ -16,12 +16,12 @@ from tests.support.drawings import PLOT_CHECKS, judge, namespace
 
 
 def xdist_group(item):
-    """Under pytest-xdist (tests/conftest.py) the tests of one plot cell run on one worker, which runs
-    the notebook up to that cell once (`drawings._namespace`); different cells spread over the workers."""
+    """Under pytest-xdist (tests/conftest.py) the tests of one notebook's plot cells run on one worker,
+    which runs that notebook once (`drawings._snapshots`); different notebooks spread over the workers."""
     params = getattr(item, "callspec", None) and item.callspec.params
     if not params:
         return None
-    return params["mutant"].cell if "check" not in params else params["check"]
+    return "plots of " + (params["mutant"].notebook if "check" not in params else PLOT_CHECKS[params["check"]])
 
 
 def test_every_plot_check_is_listed_and_has_mutants():

@@ -3,8 +3,10 @@ prints recorded by maskdiff_client.drawn (pyplot's figures are closed at the end
 Jupyter's inline backend does). The plot checks' tests use it to run the reference's plot cells and
 the plot mutants without starting a kernel."""
 import contextlib
+import copy
 import io
 import os
+import types
 from pathlib import Path
 
 import matplotlib
@@ -41,9 +43,12 @@ def notebook_cells(name):
     return nbtools.read(SOURCE / name).cells
 
 
-def namespace_before(name, grade_id, quick=True):
-    """A namespace holding everything a notebook's code cells define before the cell `grade_id`
-    (test cells skipped), run in quick mode as under the grader; and that cell's source."""
+def namespaces_before(name, grade_ids, quick=True):
+    """{grade_id: a namespace holding everything the notebook's code cells define before that cell}
+    for several cells of one notebook, from one run of its code cells (test cells skipped) in quick
+    mode, as under the grader: the notebook runs once, not once per cell. Each namespace is a
+    `snapshot`, so the cells run after it leave it as it was."""
+    wanted, found = set(grade_ids), {}
     previous = os.environ.get("NBGRADER_EXECUTION")
     if quick:
         os.environ["NBGRADER_EXECUTION"] = "autograde"
@@ -52,8 +57,10 @@ def namespace_before(name, grade_id, quick=True):
         for cell in notebook_cells(name):
             if cell.cell_type != "code" or nbtools.is_test(cell):
                 continue
-            if nbtools.grade_id(cell) == grade_id:
-                return namespace, cell.source
+            if nbtools.grade_id(cell) in wanted:
+                found[nbtools.grade_id(cell)] = snapshot(namespace)
+                if len(found) == len(wanted):
+                    return found
             if run_cell(cell.source, namespace).raised is not None:
                 raise RuntimeError(f"{name}: cell {nbtools.grade_id(cell)} raised")
     finally:
@@ -61,7 +68,37 @@ def namespace_before(name, grade_id, quick=True):
             os.environ.pop("NBGRADER_EXECUTION", None)
         else:
             os.environ["NBGRADER_EXECUTION"] = previous
-    raise KeyError(f"{name} has no code cell {grade_id!r}")
+    raise KeyError(f"{name} has no code cell {sorted(wanted - set(found))}")
+
+
+def snapshot(namespace):
+    """A copy of a namespace that later cells cannot change: its values deep-copied together (one memo,
+    so what two names share stays shared: an optimizer keeps its network's parameters), except modules,
+    classes and functions; a value that cannot be copied is shared. Functions the notebook's cells
+    defined are rebound to the copy."""
+    memo, copied = {}, {}
+    for key, value in namespace.items():
+        if key == "__builtins__" or isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                                       types.BuiltinFunctionType)):
+            copied[key] = value
+            continue
+        try:
+            copied[key] = copy.deepcopy(value, memo)
+        except Exception:  # noqa: BLE001 - e.g. a handle to something outside Python: shared, as it was
+            copied[key] = value
+    return rebound(copied, namespace)
+
+
+def rebound(copied, original):
+    """`copied` with the functions defined in `original` (their globals) rebound to `copied`, so that a
+    helper of an earlier cell (notebook 02's `sentences`) calls the functions a test swapped in, as in
+    a kernel."""
+    for key, value in copied.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is original:
+            copied[key] = types.FunctionType(value.__code__, copied, value.__name__, value.__defaults__,
+                                             value.__closure__)
+            copied[key].__kwdefaults__, copied[key].__doc__ = value.__kwdefaults__, value.__doc__
+    return copied
 
 
 def stubbed(source):

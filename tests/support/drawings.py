@@ -1,10 +1,10 @@
 """The plot checks judged in this process: the plot cells each check reads (`PLOT_CHECKS`), the
-notebook's namespace just before a cell (run once per process, then copied fresh for each test) and
-`judge`, which runs a cell's source as the plot cell and its check on what it drew. Shared by the
-tests of the plot checks, of the honest catalog and of carried cells, and by benchmarks/plot_checks.py."""
+notebook's namespace just before each of them (the notebook runs once per process; each test gets a
+fresh copy) and `judge`, which runs a cell's source as the plot cell and its check on what it drew.
+Shared by the tests of the plot checks, of the honest catalog and of carried cells, by the stand-in
+kernel of tests/support/student_kernel.py and by benchmarks/plot_checks.py."""
 import copy
 import os
-import types
 from functools import lru_cache
 
 import torch
@@ -37,27 +37,24 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
 
 
 @lru_cache(maxsize=None)
-def _namespace(notebook, cell):
-    return cells.namespace_before(notebook, cell)[0]
+def _snapshots(notebook):
+    """{plot cell: the namespace just before it} for every plot cell of the notebook, from one run of
+    the notebook (once per process, not once per cell)."""
+    return cells.namespaces_before(notebook, [cell for cell, nb in PLOT_CHECKS.items() if nb == notebook])
 
 
 def namespace(notebook, cell):
-    """A fresh copy of the namespace before the cell (see fresh_copy)."""
-    return fresh_copy(_namespace(notebook, cell))
+    """A fresh copy of the namespace before the plot cell (see fresh_copy)."""
+    return fresh_copy(_snapshots(notebook)[cell])
 
 
 def fresh_copy(cached):
     """A fresh copy (tensors too, and the dicts and lists that hold them: a mutant that writes into its
     input must not reach the next test). Functions the notebook's cells defined are rebound to the
-    copy, so that a helper of an earlier cell (notebook 02's `sentences`) calls the functions a test
-    swapped in, as in a kernel."""
+    copy (cells.rebound)."""
     ns = {k: v.clone() if torch.is_tensor(v) else copy.deepcopy(v) if isinstance(v, (dict, list)) and k != "__builtins__"
           else v for k, v in cached.items()}
-    for k, v in ns.items():
-        if isinstance(v, types.FunctionType) and v.__globals__ is cached:
-            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
-            ns[k].__kwdefaults__, ns[k].__doc__ = v.__kwdefaults__, v.__doc__
-    return ns
+    return cells.rebound(ns, cached)
 
 
 def judge(check, source, ns, seed=None):

@@ -6,32 +6,27 @@ from functools import lru_cache
 
 import torch
 
-from maskdiff_solutions.course import notebooks as nbtools
 from maskdiff_solutions.grading.core import SEED_VARIABLE
 from tests.honest import catalog
-from tests.support import cells
+from tests.support import cells, drawings
 from tests.support.drawings import fresh_copy, judge
 
 
 @lru_cache(maxsize=None)
 def _notebook(notebook):
-    """{drawing cell: namespace just before it, its DATA done}, from one run of the notebook's code cells
-    (test cells skipped) in quick mode, as under the grader: each cell's work runs once."""
-    data = {h.cell: d for nb, d, h in CATALOG if nb == notebook}
+    """{drawing cell: namespace just before it, its DATA done}: the notebook's namespaces come from its
+    one run of tests/support/drawings.py (shared with the plot checks' tests), each cell's DATA runs
+    once on a copy."""
+    before = {}
     os.environ["NBGRADER_EXECUTION"] = "autograde"
-    torch.manual_seed(0)
-    ns, before = {"__name__": "__main__"}, {}
     try:
-        for cell in cells.notebook_cells(notebook):
-            if cell.cell_type != "code" or nbtools.is_test(cell):
+        for (nb, data, honest) in CATALOG:
+            if nb != notebook or honest.cell in before:
                 continue
-            grade_id = nbtools.grade_id(cell)
-            if grade_id in data:
-                before[grade_id] = fresh_copy(ns)
-                if data[grade_id] and cells.run_cell(data[grade_id], before[grade_id]).raised is not None:
-                    raise RuntimeError(f"{grade_id}: its data raised")
-            if cells.run_cell(cell.source, ns).raised is not None:
-                raise RuntimeError(f"{notebook}: cell {grade_id} raised")
+            before[honest.cell] = drawings.namespace(notebook, honest.cell)
+            torch.manual_seed(0)
+            if data and cells.run_cell(data, before[honest.cell]).raised is not None:
+                raise RuntimeError(f"{honest.cell}: its data raised")
     finally:
         os.environ.pop("NBGRADER_EXECUTION", None)
     return before

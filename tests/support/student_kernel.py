@@ -3,9 +3,10 @@ JSON job per line on stdin ({"socket", "function", "checks"} and "source", or "r
 defines the function the way a notebook would (the mutant catalog's namespace) or takes the
 reference's, runs each check through maskdiff_client.run_check against the checker at "socket", and
 prints one JSON line of [check, passed, message] results (a check that raised nothing: what it
-printed other than "[check] passed", such as a review's note). A job with "notebook" runs a plot cell instead:
-the notebook's cells before "function" (its grade_id) run first (tests/support/cells.py), then
-"source" (or the reference's cell), and each check gets `last_cell()` and the functions it names."""
+printed other than "[check] passed", such as a review's note). A job with "notebook" runs a plot
+cell instead, "source" (or the reference's cell), in a fresh copy of the namespace that the notebook's
+cells before "function" (its grade_id) leave (tests/support/drawings.py: the notebook runs once per
+kernel); each check gets `last_cell()` and the functions it names."""
 import contextlib
 import io
 import json
@@ -41,13 +42,15 @@ def main():
 
 
 def plot_job(job):
+    import torch
     from maskdiff_client import last_cell
     from maskdiff_solutions.grading.checker import argument_names
     from tests.mutants.plots import reference_source
-    from tests.support import cells
+    from tests.support import cells, drawings
 
     with contextlib.redirect_stdout(sys.stderr):
-        namespace, reference = cells.namespace_before(job["notebook"], job["function"])
+        namespace = drawings.namespace(job["notebook"], job["function"])  # the notebook runs once per kernel
+        torch.manual_seed(0)
         if job.get("functions"):
             cells.run_cell(job["functions"], namespace)
         cells.run_cell(job.get("source") or reference_source(job["notebook"], job["function"]), namespace)
