@@ -93,11 +93,12 @@ def awkward_batch(course, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def graded_batch(course, awkward_batch, tmp_path_factory):
-    """One grading run (--jobs 2) over the awkward batch: (workspace, {(student, notebook): row},
-    report). tests/course/test_grade.py shows that the number of jobs changes nothing."""
+    """One grading run (--jobs 2, each student's notebooks one at a time) over the awkward batch:
+    (workspace, {(student, notebook): row}, report). tests/course/test_grade.py shows that neither
+    number changes anything."""
     from maskdiff_solutions.course.batch import grade
     workspace = tmp_path_factory.mktemp("grading")
-    report = grade(course, awkward_batch[0], workspace, jobs=2, progress=False, canary=False)
+    report = grade(course, awkward_batch[0], workspace, jobs=2, notebook_jobs=1, progress=False, canary=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
 
 

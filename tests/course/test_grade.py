@@ -117,18 +117,20 @@ def test_two_jobs_give_the_same_results_as_one(course, small_batch, small_serial
     assert_same_grading(one, serial, two, parallel)
 
 
-def test_notebooks_at_once_give_the_same_results_as_one_at_a_time(course, small_batch, tmp_path):
-    """--notebook-jobs 2 against 1 on two notebooks, for students who hand in both (the reference, a
-    buggy one) and one whose kernel dies in the first: identical rows, gradebook, CSV and feedback."""
+def test_notebooks_at_once_give_the_same_results_as_one_at_a_time(course, awkward_batch, graded_batch, tmp_path):
+    """--notebook-jobs 2 on two notebooks, for students who hand in both (the reference, a buggy one)
+    and one whose kernel dies in the first, against the awkward batch's grading, which autogrades each
+    student's notebooks one at a time (graded_batch): identical rows, gradebook, CSV and feedback for
+    those students and notebooks."""
+    students, stems = ("reference", "buggy", "kernel_death"), ("01_noise_for_words", "05_sampler_internals")
     folder = tmp_path / "collected"
-    for student in ("reference", "buggy", "kernel_death"):
-        shutil.copytree(small_batch / student, folder / student, symlinks=True)
-    one, two = tmp_path / "one", tmp_path / "two"
-    serial = grade(course, folder, one, progress=False, notebooks=["01", "05"], notebook_jobs=1, canary=False)
+    for student in students:
+        shutil.copytree(awkward_batch[0] / student, folder / student, symlinks=True)
+    one, serial = graded_batch[0], graded_batch[2]
+    two = tmp_path / "two"
     parallel = grade(course, folder, two, progress=False, notebooks=["01", "05"], notebook_jobs=2, canary=False)
-    assert_same_grading(one, serial, two, parallel)
-    assert {row.notebook for row in serial.rows if row.status == "graded"} == {"01_noise_for_words",
-                                                                               "05_sampler_internals"}
+    assert_same_grading(one, serial, two, parallel, students, stems)
+    assert {row.notebook for row in parallel.rows if row.status == "graded"} == set(stems)
 
 
 def test_notebook_jobs_default_to_the_cores_per_student():

@@ -1,5 +1,5 @@
 """The red-team suite: every attack of tests/attacks.py, handed in by its own student, graded in one
-batch through the command line (`grade --jobs 2 --sandbox required`) beside honest students.
+batch through the command line (`grade --jobs 3 --sandbox required`) beside honest students.
 
 Nothing an attacker does may steal a mark, change another student's result or files, change the
 course, outlive the batch, reach the grading machine's network services, or put the hidden tests,
@@ -49,7 +49,9 @@ def red_team(course, small_batch, tmp_path_factory):
         honest = folder / "honest"
         for student in HONEST_STUDENTS:
             shutil.copytree(small_batch / student, honest / student, symlinks=True)
-    result = attacks.run(course, folder, attacks=ATTACKS + (AGAINST_THE_OTHER_GRADER if BESIDE else []),
+    # three students at once on two cores: a spinning attack (ignore_interrupts) holds one job for its
+    # whole time limit, and the batch's slack is filled rather than idle
+    result = attacks.run(course, folder, jobs=3, attacks=ATTACKS + (AGAINST_THE_OTHER_GRADER if BESIDE else []),
                          beside=honest)
     yield result
     result["secret_file"].unlink()

@@ -104,16 +104,12 @@ def test_feedback_hides_hidden_tests_but_says_what_failed(graded_batch):
     assert "each token should be masked with probability" in html
 
 
-def test_cells_inserted_or_moved_around_a_drawing_cost_nothing(course, tmp_path):
-    """A scratch cell that prints and draws before every drawing's test cell, and a test cell moved down:
-    each check reads its drawing cell itself (the grader names cells by grade_id), so full marks."""
+def test_cells_inserted_or_moved_around_a_drawing_cost_nothing(course, awkward_batch, graded_batch):
+    """A scratch cell that prints and draws before every drawing's test cell, and a test cell moved down
+    (the awkward batch's scratch_cells student): each check reads its drawing cell itself (the grader
+    names cells by grade_id), so full marks."""
     from tests.support import cases
-    from maskdiff_solutions.course.batch import grade
-    name = course.notebooks()[0]
-    nb = cases.scratch_cells(demo.solved(notebooks.read(course.source_dir / name),
-                                         notebooks.read(course.release_dir / name)))
+    nb = notebooks.read(awkward_batch[0] / "scratch_cells" / course.notebooks()[0])
     assert sum(cases.SCRATCH in c.source for c in nb.cells) == 4  # notebook 01's four drawings
-    (tmp_path / "in" / "scratch").mkdir(parents=True)
-    notebooks.write(nb, tmp_path / "in" / "scratch" / name)
-    row, = grade(course, tmp_path / "in", tmp_path / "ws", progress=False, notebooks=["01"]).rows
+    row = graded_batch[1][("scratch_cells", NB)]
     assert (row.status, row.auto_score, row.failed_tests) == ("graded", points_of(course, NB), ""), row
