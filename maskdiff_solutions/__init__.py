@@ -8,6 +8,14 @@ Students never get this package. Hidden test cells import `maskdiff_client`, whi
 student's functions to the grader's trusted checker, where this package's checks run (only a plain
 `nbgrader autograde`, without the course's grader, runs them in the student's kernel).
 """
+import sys
+
+# jsonschema (under nbformat and nbgrader) imports rfc3987_syntax when it is installed (jupyter-events
+# asks for it), which builds a parser at import: about 1.5 s of CPU in every grading process, pool
+# worker and Dask worker, to check the "iri" string format that no notebook schema uses. Left out:
+# jsonschema then skips that one format. tests/test_package.py holds both halves.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
                       reverse_update, sample)
 from .chat import AtTemperature, Chat, ChatLoop, MakePrompt

@@ -52,6 +52,11 @@ class Attack:
     tells: str = ""                # what the attack prints only if it worked (must not appear)
     manual_outputs: tuple = ()     # outputs (JSON) handed in on every code cell the student writes
     answer: str = ""               # the text handed in for every written answer
+    # Python tricks that stay inside the kernel's interpreter (hooks, patches, frames): what reaches the
+    # grader is the kernel's messages and the checker's record, handled the same whoever grades, so
+    # the ordinary user's leg (.ci/unprivileged) leaves them to the root leg. Anything that touches
+    # files, processes, signals, memory, the network, sockets or privileges is graded in both.
+    inside: bool = False
 
 
 # The cheater's ForwardMaskFast: the right share of masks on average, but always exactly that many.
@@ -95,7 +100,7 @@ ATTACKS = [
 def _swallow(lines):
     return ["try:\\n"] + ["    " + line for line in lines] + ["\\n    pass\\nexcept BaseException:\\n    pass\\n"]
 get_ipython().input_transformers_post.append(_swallow)
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True, inside=True),
     Attack("ast_transformer", "wrap every later cell in try/except with an AST transformer", ("""
 import ast
 class Forgive(ast.NodeTransformer):
@@ -104,14 +109,14 @@ class Forgive(ast.NodeTransformer):
         node.body = [ast.Try(body=node.body or [ast.Pass()], handlers=[handler], orelse=[], finalbody=[])]
         return ast.fix_missing_locations(node)
 get_ipython().ast_transformers.append(Forgive())
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True, inside=True),
     Attack("custom_exc", "clear errors with set_custom_exc and a post_run_cell hook", ("""
 ip = get_ipython()
 ip.set_custom_exc((BaseException,), lambda shell, etype, value, tb, tb_offset=None: None)
 def _clean(result):
     result.error_in_exec = None
 ip.events.register("post_run_cell", _clean)
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", keeps_honest=True, inside=True),
     Attack("fake_grading_module", "plant a no-op maskdiff_solutions.grading and drop the checker's address", ("""
 import os, sys, types
 os.environ.pop("MASKDIFF_CHECKER", None)
@@ -119,15 +124,15 @@ fake = types.ModuleType("maskdiff_solutions"); fake.__path__ = []
 grading = types.ModuleType("maskdiff_solutions.grading"); grading.run = lambda name, *f: print(f"[{name}] passed")
 fake.grading = grading
 sys.modules["maskdiff_solutions"], sys.modules["maskdiff_solutions.grading"] = fake, grading
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater"),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", inside=True),
     Attack("patch_client", "replace run_check with one that prints success", ("""
 import maskdiff_client
 maskdiff_client.run_check = lambda name, *functions: print(f"[{name}] passed")
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater"),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", inside=True),
     Attack("claim_review", "replace run_check with one that shows every check as sent to a person (a review)", ("""
 import maskdiff_client
 maskdiff_client.run_check = lambda name, *functions: maskdiff_client.show_verdict(name, False, True, "unsure")
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater"),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", inside=True),
     Attack("thread_patcher", "a background thread that keeps patching the client and the graded functions", ("""
 import threading, time, maskdiff_client
 def _patch():
@@ -135,7 +140,7 @@ def _patch():
         maskdiff_client.run_check = lambda name, *f: print(f"[{name}] passed")
         time.sleep(0.01)
 threading.Thread(target=_patch, daemon=True).start()
-""",), status=("flagged",), note="ran without an error but the checker", base="cheater"),
+""",), status=("flagged",), note="ran without an error but the checker", base="cheater", inside=True),
     Attack("import_hidden_dynamically", "import the hidden package under a name no scan recognises", ("""
 import importlib, base64
 name = base64.b64decode("bWFza2RpZmZfc29sdXRpb25z").decode()
@@ -204,7 +209,7 @@ def MakeSchedule(T):
     if callable(found):
         return found(T)
     raise NotImplementedError(f"nothing found")
-""",)),
+""",), inside=True),
     # ---------------------------------------------------------------- harming others and the course
     Attack("vandalise_everything", "write, delete and rename everything reachable, the course included", ("""
 import os, shutil, time

@@ -40,7 +40,8 @@ def warm_caches():
             print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
     if not folder.is_dir():
         return ""
-    for path in [folder, *folder.rglob("*")]:  # the sandbox's user reads it (safetensors writes 0600)
+    # the sandbox's user reads the stand-ins (safetensors writes 0600); nothing else of the folder
+    for path in [folder, *(p for stand_in in folder.glob("stand-in-*") for p in [stand_in, *stand_in.rglob("*")])]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return str(folder)

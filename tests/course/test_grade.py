@@ -118,10 +118,10 @@ def test_two_jobs_give_the_same_results_as_one(course, small_batch, small_serial
 
 
 def test_notebooks_at_once_give_the_same_results_as_one_at_a_time(course, awkward_batch, graded_batch, tmp_path):
-    """--notebook-jobs 2 on two notebooks, for students who hand in both (the reference, a buggy one)
-    and one whose kernel dies in the first, against the awkward batch's grading, which autogrades each
-    student's notebooks one at a time (graded_batch): identical rows, gradebook, CSV and feedback for
-    those students and notebooks."""
+    """--notebook-jobs 2 on two notebooks, for a student who hands in both (the reference), and two who
+    hand in the first alone (a buggy one, one whose kernel dies in it), against the awkward batch's
+    grading, which autogrades each student's notebooks one at a time (graded_batch): identical rows,
+    gradebook, CSV and feedback for those students and notebooks."""
     students, stems = ("reference", "buggy", "kernel_death"), ("01_noise_for_words", "05_sampler_internals")
     folder = tmp_path / "collected"
     for student in students:

@@ -9,7 +9,9 @@ As root (CI's first leg) the batch is graded beside a second grader (issue 22), 
 and workspace, grading an honest batch on the same machine at the same time; the batch then also holds
 the attack aimed at that grader (tests/attacks.py, AGAINST_THE_OTHER_GRADER). Nothing of it may be
 stolen or harmed, and its grades-by-notebook.csv must be byte for byte what it is when that batch is
-graded alone (the serial fixture). As an ordinary user (`.ci/unprivileged`) the batch is graded alone.
+graded alone (the serial fixture). As an ordinary user (`.ci/unprivileged`) the batch is graded alone,
+without the attacks that stay inside the kernel's interpreter (`Attack.inside`: hooks, patches, frames),
+whose handling does not depend on who grades.
 """
 import os
 import re
@@ -33,6 +35,10 @@ STEM = "01_noise_for_words"
 NON_ROOT_CAN = {"swap_kernel_sockets"}
 BESIDE = os.geteuid() == 0   # a second grader beside the batch (root's leg; the ordinary user's grades alone)
 beside_only = pytest.mark.skipif(not BESIDE, reason="the second grader runs beside the root leg's red team")
+root_only = pytest.mark.skipif(not BESIDE, reason="stays inside the kernel's interpreter: graded in the root leg "
+                                                  "(tests/attacks.py, Attack.inside)")
+# The root leg grades every attack; the ordinary user's leg those whose handling can depend on who grades.
+GRADED = ATTACKS + AGAINST_THE_OTHER_GRADER if BESIDE else [a for a in ATTACKS if not a.inside]
 HONEST_STUDENTS = ("reference", "buggy")   # the second grader's, of the small batch: a full and a partial score
 
 
@@ -51,8 +57,7 @@ def red_team(course, small_batch, tmp_path_factory):
             shutil.copytree(small_batch / student, honest / student, symlinks=True)
     # three students at once on two cores: a spinning attack (ignore_interrupts) holds one job for its
     # whole time limit, and the batch's slack is filled rather than idle
-    result = attacks.run(course, folder, jobs=3, attacks=ATTACKS + (AGAINST_THE_OTHER_GRADER if BESIDE else []),
-                         beside=honest)
+    result = attacks.run(course, folder, jobs=3, attacks=GRADED, beside=honest)
     yield result
     result["secret_file"].unlink()
 
@@ -60,7 +65,7 @@ def red_team(course, small_batch, tmp_path_factory):
 def test_the_batch_completes_and_lists_everyone(red_team):
     done, rows = red_team["done"], red_team["rows"]
     assert done.returncode in (0, 1), done.stderr[-3000:]
-    assert {s for s, _ in rows} == set(red_team["students"]) >= {a.name for a in ATTACKS} | set(BROKEN_FILES)
+    assert {s for s, _ in rows} == set(red_team["students"]) >= {a.name for a in GRADED} | set(BROKEN_FILES)
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
 
 
@@ -73,8 +78,8 @@ def test_honest_students_get_their_honest_marks(red_team):
     assert (cheater["status"], float(cheater["auto_score"])) == ("graded", HONEST["cheater"]), cheater
 
 
-@pytest.mark.parametrize("attack", ATTACKS + [pytest.param(a, marks=beside_only) for a in AGAINST_THE_OTHER_GRADER],
-                         ids=lambda a: a.name)
+@pytest.mark.parametrize("attack", [pytest.param(a, marks=root_only) if a.inside else a for a in ATTACKS]
+                         + [pytest.param(a, marks=beside_only) for a in AGAINST_THE_OTHER_GRADER], ids=lambda a: a.name)
 def test_no_attack_steals_a_mark(red_team, attack):
     row = red_team["rows"][(attack.name, STEM)]
     # an attack that stops the hidden checks from running, or names the hidden package, loses marks

@@ -105,17 +105,27 @@ def scratch_cells(nb):
     return nb
 
 
+def bug_notebooks(course, bug):
+    """The notebooks whose solution cells define the demo bug's function."""
+    return [name for name in course.notebooks()
+            if any(notebooks.grade_id(cell) == bug.function for cell in notebooks.read(course.source_dir / name).cells)]
+
+
 def build(course, folder, notebook=None):
     """folder/<student>/<notebook>.ipynb for every case; returns {(student, notebook): Expected}.
 
-    The demo's students (reference, untouched, buggy) hand in every notebook; each awkward case is
-    one notebook (`notebook`, default the first) and the case's other notebooks are missing, so
-    the batch's grading time does not grow with the course (missing notebooks are not run). The
-    repairs themselves are tested on every notebook in tests/course/test_repair.py, without a kernel."""
+    The demo's reference and untouched students hand in every notebook; its buggy student hands in
+    the notebook that holds its bug (the demo's other buggy notebooks are the reference's, byte for
+    byte: tests/course/test_demo.py). Each awkward case is one notebook (`notebook`, default the
+    first) and the case's other notebooks are missing, so the batch's grading time does not grow with
+    the course (missing notebooks are not run). The repairs themselves are tested on every notebook in
+    tests/course/test_repair.py, without a kernel."""
     folder = Path(folder)
     notebook = notebook or course.notebooks()[0]
-    demo_students = {"reference", "untouched", "buggy"}
     bug = build_submissions(course, folder)  # reference, untouched, buggy
+    handed = {"reference": course.notebooks(), "untouched": course.notebooks(), "buggy": bug_notebooks(course, bug)}
+    for name in set(course.notebooks()) - set(handed["buggy"]):
+        (folder / "buggy" / name).unlink()
     expected = {}
 
     def put(student, filename, content):
@@ -169,7 +179,7 @@ def build(course, folder, notebook=None):
         # Colab's own file format under the name a second download gets
         cases["colab"] = ("repaired", full, None)
         for student, (status, score, content) in cases.items():
-            if student not in demo_students and name != notebook:
+            if name not in handed.get(student, [notebook]):  # the other cases hand in `notebook`
                 expected[(student, stem)] = Expected("missing", 0.0)
                 continue
             expected[(student, stem)] = Expected(status, score)
