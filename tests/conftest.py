@@ -13,16 +13,19 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 # Under pytest-xdist (`.ci/run` and any run of the whole suite: -n 2 --dist loadgroup) each worker builds its own session and module
 # fixtures. So every test runs on the worker of its group: by default its module (module fixtures and
 # caches are built once), but every test that uses one of the costly session fixtures, whatever its
-# module, in that fixture's group (each is graded once). The two gradings are separate groups, so the
-# two workers can run them side by side: one group of both would be the whole run's longest chain.
-# The batches themselves (awkward_batch, small_batch) take under a second, so each worker makes its
+# module, in that fixture's group (each is graded once). Both gradings are one group, "gradings":
+# the serial grading of the small batch is compared with the awkward batch's --jobs 2 grading
+# (test_grade.py), which spares a third grading. That group is the run's longest chain (about 1000 s
+# of its 1400 s per worker in CI); it is collected among the first, so it starts at once on one worker
+# while the other takes every other group. The batches themselves (awkward_batch, small_batch) take under a second, so each worker makes its
 # own. A module whose module fixture needs one of them marks all its tests with that group
 # (pytestmark); a module whose tests share nothing costly can spread them: `def xdist_group(item)`
 # in it returns a test's group, or None for any worker.
 if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores: one torch thread each, not two
     import torch
     torch.set_num_threads(1)
-SHARED_FIXTURES = {"graded_batch": "graded_batch", "small_serial": "small_serial"}
+GRADINGS = "gradings"
+SHARED_FIXTURES = {"graded_batch": GRADINGS, "small_serial": GRADINGS}
 # These grade through kernels: whatever uses them is slow (the inner loop, -m "not slow", skips it).
 GRADING_FIXTURES = {"graded_batch", "small_serial"}
 
@@ -102,14 +105,11 @@ def graded_batch(course, awkward_batch, tmp_path_factory):
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
 
 
-# A small batch for the tests that compare ways of grading (jobs, executors): notebook 01 only, which
-# every awkward case damages, with a broken file and a missing notebook among the students.
-SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
-
-
 @pytest.fixture(scope="session")
 def small_batch(awkward_batch, tmp_path_factory):
+    """The students of tests.support.cases.SMALL_BATCH, copied from the awkward batch."""
     import shutil
+    from tests.support.cases import SMALL_BATCH
     folder = tmp_path_factory.mktemp("small") / "collected"
     for student in SMALL_BATCH:
         shutil.copytree(awkward_batch[0] / student, folder / student, symlinks=True)

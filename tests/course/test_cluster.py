@@ -23,7 +23,7 @@ from maskdiff_solutions.course.rows import CSV_NAME
 
 from tests.support.gradings import assert_same_grading
 
-pytestmark = [pytest.mark.course, pytest.mark.xdist_group("small_serial")]  # dask_graded beside small_serial
+pytestmark = [pytest.mark.course, pytest.mark.xdist_group("gradings")]  # dask_graded beside small_serial
 
 
 def _executing(dask_worker):

@@ -27,7 +27,7 @@ from tests.attacks import AGAINST_THE_OTHER_GRADER, ATTACKS, BROKEN_FILES, FULL,
 from tests.support.pages import active, formgrader_view
 
 # one group with the serial fixture that the second grader's CSV is compared with (tests/conftest.py)
-pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.xdist_group("small_serial")]
+pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.xdist_group("gradings")]
 ROOT = Path(__file__).resolve().parents[2]
 STEM = "01_noise_for_words"
 # What the README's threat model says a non-root grader's sandbox cannot stop (its kernel owns its own

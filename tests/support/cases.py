@@ -14,6 +14,9 @@ from maskdiff_solutions.course.demo import build_submissions, solved
 from tests.mutants import catalog
 
 HUGE_OUTPUT = 30_000_000  # characters one cell prints
+# A small batch for the tests that compare ways of grading (jobs, executors, graders at once): notebook
+# 01 only, which every awkward case damages, with a broken file and a missing notebook among the students.
+SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
 
 
 @dataclass(frozen=True)
