@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from nbformat.v4 import new_code_cell
 
 from maskdiff_solutions.course import notebooks
 from maskdiff_solutions.course.demo import solved, with_answer
+from maskdiff_solutions.course.layout import PACKAGE_PARENT, Course
 from maskdiff_solutions.course.rows import CSV_NAME
 from maskdiff_solutions.course.sandbox import UIDS
 
@@ -554,8 +556,28 @@ def fingerprint(paths):
 
 
 def course_files(root):
-    return [root / "source", root / "release", root / "maskdiff_solutions", root / "maskdiff_client",
-            root / "nbgrader_config.py", root / "pyproject.toml"]
+    """The course being graded (it may be a copy: `with_cell_limit`) and the packages that grade it."""
+    return [root / "source", root / "release", PACKAGE_PARENT / "maskdiff_solutions",
+            PACKAGE_PARENT / "maskdiff_client", root / "nbgrader_config.py", root / "pyproject.toml"]
+
+
+# Attacks that run until they are stopped (a loop that ignores the interrupt, the floods) hold a job for
+# the whole cell limit, in each of CI's two red-team legs; notebook 01's honest cells take a few seconds
+# at most, under load too.
+CELL_SECONDS = 15
+
+
+def with_cell_limit(course, folder, seconds=CELL_SECONDS):
+    """A copy of the course in `folder` (its settings, source and release) whose cells may each run
+    `seconds`, the course's nbgrader_config.py with one more line; a Course."""
+    folder = Path(folder)
+    for part in ("source", "release"):
+        shutil.copytree(course.root / part, folder / part)
+    shutil.copy(course.root / "pyproject.toml", folder)
+    config = (course.root / "nbgrader_config.py").read_text()
+    (folder / "nbgrader_config.py").write_text(config + f"\n# the red team's copy (tests/attacks.py)\n"
+                                                        f"c.Execute.timeout = {seconds}\n")
+    return Course.load(folder)
 
 
 def _status(pid):

@@ -11,7 +11,8 @@ the attack aimed at that grader (tests/attacks.py, AGAINST_THE_OTHER_GRADER). No
 stolen or harmed, and its grades-by-notebook.csv must be byte for byte what it is when that batch is
 graded alone (the serial fixture). As an ordinary user (`.ci/unprivileged`) the batch is graded alone,
 without the attacks that stay inside the kernel's interpreter (`Attack.inside`: hooks, patches, frames),
-whose handling does not depend on who grades.
+whose handling does not depend on who grades. The batch grades a copy of the course whose cells may run
+15 s, not 30 (tests/attacks.py, with_cell_limit): the attacks that run until stopped cost less.
 """
 import os
 import re
@@ -50,6 +51,7 @@ def red_team(course, small_batch, tmp_path_factory):
             pytest.fail(f"CI must grade in a sandbox (.ci/setup installs bubblewrap): {why}")
         pytest.skip(f"bubblewrap cannot make sandboxes here: {why}")
     folder = tmp_path_factory.mktemp("redteam")
+    graded = attacks.with_cell_limit(course, folder / "course")  # the course, cells limited to 15 s
     honest = None
     if BESIDE:
         honest = folder / "honest"
@@ -57,7 +59,7 @@ def red_team(course, small_batch, tmp_path_factory):
             shutil.copytree(small_batch / student, honest / student, symlinks=True)
     # three students at once on two cores: a spinning attack (ignore_interrupts) holds one job for its
     # whole time limit, and the batch's slack is filled rather than idle
-    result = attacks.run(course, folder, jobs=3, attacks=GRADED, beside=honest)
+    result = attacks.run(graded, folder, jobs=3, attacks=GRADED, beside=honest)
     yield result
     result["secret_file"].unlink()
 
