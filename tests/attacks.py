@@ -418,42 +418,48 @@ AGAINST_THE_OTHER_GRADER = [
 import glob, os, signal, time
 other = ["{other_workspace}", "{other_tmp}"]
 started, touched = time.time(), []
-while time.time() - started < 20:
-    for proc in glob.glob("/proc/[0-9]*"):          # its grader and kernels name its folders
-        pid = int(proc.rsplit("/", 1)[1])
-        try:
-            seen = open(proc + "/cmdline", "rb").read() + open(proc + "/environ", "rb").read()
-        except OSError:
-            continue
-        if pid != os.getpid() and any(folder.encode() in seen for folder in other):
+
+def attack(seconds):
+    until = time.time() + seconds
+    while time.time() < until:
+        for proc in glob.glob("/proc/[0-9]*"):          # its grader and kernels name its folders
+            pid = int(proc.rsplit("/", 1)[1])
             try:
-                os.kill(pid, signal.SIGKILL)
-                touched.append(f"killed {pid}")
+                seen = open(proc + "/cmdline", "rb").read() + open(proc + "/environ", "rb").read()
             except OSError:
-                pass
-    try:
-        os.kill(-1, signal.SIGKILL)                  # everything else it may signal
-    except OSError:
-        pass
-    for top in other:
-        for folder, dirs, files in os.walk(top):
-            try:
-                open(os.path.join(folder, "planted-by-attack"), "w").write("owned")
-                touched.append("planted in " + folder)
-            except OSError:
-                pass
-            for name in files:
-                path = os.path.join(folder, name)
+                continue
+            if pid != os.getpid() and any(folder.encode() in seen for folder in other):
                 try:
-                    open(path, "rb").read(4096)
-                    open(path, "ab").write(b"owned")
-                    touched.append("wrote " + path)
+                    os.kill(pid, signal.SIGKILL)
+                    touched.append(f"killed {pid}")
                 except OSError:
                     pass
-    time.sleep(0.25)   # gentle on the cores: the other grader's cells must keep their time
+        try:
+            os.kill(-1, signal.SIGKILL)                  # everything else it may signal
+        except OSError:
+            pass
+        for top in other:
+            for folder, dirs, files in os.walk(top):
+                try:
+                    open(os.path.join(folder, "planted-by-attack"), "w").write("owned")
+                    touched.append("planted in " + folder)
+                except OSError:
+                    pass
+                for name in files:
+                    path = os.path.join(folder, name)
+                    try:
+                        open(path, "rb").read(4096)
+                        open(path, "ab").write(b"owned")
+                        touched.append("wrote " + path)
+                    except OSError:
+                        pass
+        time.sleep(0.25)   # gentle on the cores: the other grader's cells must keep their time
+attack(10)   # 20 s in all, in two cells of 10: each ends inside the red team's 15 s cell limit
+""", """
+attack(10)
 print(f"attack from {started:.3f} to {time.time():.3f}")
 print("TOUCHED THE OTHER GRADER" if touched else "the other grader was out of reach", touched[:5])
-""",), tells="TOUCHED THE OTHER GRADER"),
+"""), tells="TOUCHED THE OTHER GRADER"),
 ]
 
 # Handed in as notebook 02 beside an honest notebook 01: each must fail alone, with a reason that
