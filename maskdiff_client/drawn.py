@@ -9,9 +9,17 @@ record into plain data (`Cell.data`: the artists of each axes, its scales, limit
 labels and legend, and the printed text). The checker alone decides what it means
 (maskdiff_solutions/grading/plots.py).
 
+What a cell *shows* counts like what it prints: a value left as the cell's last expression or passed to
+`display(...)` is on the student's page as much as a printout, so the recorder keeps its text (its
+text/plain form, a string as it reads, a table's text where only HTML exists) in the printout, in page
+order, and a figure shown that way among the figures. Things it cannot turn into text or figures (a
+plotly or altair chart, an image) are named in `Cell.rich`, so a check can send them to a person. The
+error a cell stopped on is kept as its type and, for an import, the module's name.
+
 `import maskdiff_client` installs the recorder (the first hidden test cell of a notebook imports it,
 before any graded plot); it does nothing outside IPython.
 """
+import html
 import re
 import sys
 from collections import OrderedDict, deque
@@ -25,6 +33,7 @@ MAX_AXES = 16              # axes read per figure
 MAX_SERIES = 64            # artists of one kind read per axes
 MAX_POINTS = 200_000       # values kept per artist
 KEYED = 32                 # drawing cells remembered by their grade_id
+MAX_RICH = 16              # things shown that are neither text nor a matplotlib figure, named per cell
 # The grader sends each cell's nbgrader grade_id as the execute request's cellId (course/preprocessors.py),
 # which IPython hands to pre_run_cell; only a drawing's grade_id (plot_..., show_...) keys a record, so a
 # front end's own cell ids (uuids) never pile figures up here.
@@ -41,6 +50,7 @@ class Cell:
 
     def __init__(self, cell_id=""):
         self.figures, self.printed, self.size = [], [], 0
+        self.rich, self.error = [], None
         self.cell_id = cell_id
 
     def keep_figure(self, figure):
@@ -52,12 +62,44 @@ class Cell:
             self.printed.append(text[:MAX_PRINTED - self.size])
             self.size += len(self.printed[-1])
 
+    def keep_shown(self, value, formats=None):
+        """A value the cell showed (its last expression, or display(...)); formats: IPython's format
+        dict for it, where the front end made one."""
+        figures = _figures_in(value)
+        if figures:
+            for figure in figures:
+                self.keep_figure(figure)
+            return
+        if _is_quiet(value):
+            return
+        if (type(value).__module__ or "").startswith(CHARTS):   # formatting one outside IPython prints it
+            formats = {}
+        elif not (isinstance(formats, dict) and formats):
+            formats = _formats_of(value)
+        text = _text_shown(value, formats)
+        if text is not None:
+            self.keep_text(text if text.endswith("\n") else text + "\n")
+        elif len(self.rich) < MAX_RICH:
+            self.rich.append(_kind_of(value, formats))
+
+    def keep_error(self, error):
+        """The exception the cell stopped on (its type; the module an import could not find)."""
+        if error is None or self.error is not None:
+            return
+        module = getattr(error, "name", None) if isinstance(error, ImportError) else None
+        if isinstance(error, ImportError) and not module:   # "cannot import name ..." or a bare message
+            found = re.search(r"No module named '([\w.]+)'", str(error))
+            module = found.group(1) if found else None
+        self.error = {"type": type(error).__name__, "module": _text(module, 200) if module else ""}
+
     def __call__(self):  # handed to the checker like a function (only callables cross as handles)
         return self.data()
 
     def data(self):
-        """Plain data: {"figures": [figure_data, ...], "printed": text}."""
-        return {"figures": [figure_data(f) for f in self.figures], "printed": "".join(self.printed)}
+        """Plain data: {"figures": [figure_data, ...], "printed": text (printed and shown, in page order),
+        "rich": [kinds of things shown but not read], "error": {"type", "module"} or None}."""
+        return {"figures": [figure_data(f) for f in self.figures], "printed": "".join(self.printed),
+                "rich": list(self.rich), "error": dict(self.error) if self.error else None}
 
 
 class NoCell(Cell):
@@ -106,13 +148,14 @@ def _before_cell(info=None, *_):
     _current.open_before = {id(f) for f in _open_figures()}
 
 
-def _after_cell(*_):
+def _after_cell(result=None, *_):
     global _current
     cell, _current = _current, None
     if isinstance(sys.stdout, _Tee):
         sys.stdout = sys.stdout._stream
     if cell is None:
         return
+    cell.keep_error(getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None))
     for figure in _open_figures():  # a backend that leaves figures open (not the inline one)
         if id(figure) not in cell.open_before:
             cell.keep_figure(figure)
@@ -157,6 +200,33 @@ def _watch_closing():
     Gcf._maskdiff_watched = True
 
 
+def shown(value, formats=None):
+    """Record a value shown on the page by the cell running now (called by the front end's formatter)."""
+    if _current is not None:
+        try:
+            _current.keep_shown(value, formats)
+        except Exception:  # noqa: BLE001 - recording must never break the student's cell
+            pass
+
+
+def _watch_showing(shell):
+    """Everything IPython shows goes through its display formatter: a cell's last expression (the display
+    hook) and display(...) alike, the inline backend's figures too. Keep each value as it passes."""
+    formatter = getattr(shell, "display_formatter", None)
+    if formatter is None or getattr(formatter, "_maskdiff_watched", False):
+        return
+    format_ = formatter.format
+
+    def watched_format(obj, *args, **kwargs):
+        out = format_(obj, *args, **kwargs)
+        formats = out[0] if isinstance(out, tuple) and out and isinstance(out[0], dict) else {}
+        shown(obj, formats)
+        return out
+
+    formatter.format = watched_format
+    formatter._maskdiff_watched = True
+
+
 def install(shell=None):
     """Start recording in this IPython session (once); False outside IPython."""
     global _installed
@@ -168,10 +238,104 @@ def install(shell=None):
     if shell is None or not hasattr(shell, "events"):
         return False
     _watch_closing()
+    _watch_showing(shell)
     shell.events.register("pre_run_cell", _before_cell)
     shell.events.register("post_run_cell", _after_cell)
     _installed = True
     return True
+
+
+# ---- what a cell showed ------------------------------------------------------------------------
+
+def _figures_in(value, depth=0):
+    """The matplotlib figures a shown value is or holds: a Figure, an Axes (pandas' .plot), a grid of
+    them (seaborn's FacetGrid, an array of Axes from subplots=True), a list of those."""
+    module = type(value).__module__ or ""
+    if module.startswith("matplotlib.figure") or (hasattr(value, "savefig") and hasattr(value, "axes")
+                                                  and module.startswith("matplotlib")):
+        return [value]
+    if module.startswith("matplotlib.axes") and hasattr(value, "figure"):
+        return [value.figure]
+    if module.startswith("seaborn"):   # FacetGrid, PairGrid, JointGrid hold their figure
+        figure = getattr(value, "figure", None) or getattr(value, "fig", None)
+        return [figure] if figure is not None else []
+    if depth < 2 and isinstance(value, (list, tuple)) or (depth < 2 and module == "numpy" and
+                                                          getattr(value, "dtype", None) == object):
+        found = []
+        for item in list(np.ravel(np.asarray(value, dtype=object)) if module == "numpy" else value)[:MAX_AXES]:
+            found += [f for f in _figures_in(item, depth + 1) if all(f is not g for g in found)]
+        return found
+    return []
+
+
+def _is_quiet(value, depth=0):
+    """Shown values that say nothing about the work: matplotlib's own return values (the lines plt.plot
+    returns, plt.hist's (counts, edges, bars), a Text, a Legend), progress bars and widgets."""
+    module = type(value).__module__ or ""
+    if module.startswith(("matplotlib", "ipywidgets", "tqdm")):
+        return True
+    return depth < 2 and isinstance(value, (list, tuple)) and any(_is_quiet(v, depth + 1) for v in value[:MAX_SERIES])
+
+
+def _formats_of(value):
+    """IPython's format dict for a value, as a front end would make it ({} without IPython)."""
+    try:
+        from IPython.core.formatters import DisplayFormatter
+        formats = DisplayFormatter().format(value)[0]
+        return formats if isinstance(formats, dict) else {}
+    except Exception:  # noqa: BLE001 - no IPython, or a repr that raises
+        return {}
+
+
+def _text_shown(value, formats):
+    """The text a shown value puts on the page: a string as it reads, else its text/plain form (unless
+    that only says what the object is and an HTML form exists: a styled table), else the text of its
+    HTML; None for things with no text (charts, images)."""
+    if isinstance(value, str):
+        return value
+    if _is_chart(value, formats):
+        return None
+    plain, rich_html = formats.get("text/plain"), formats.get("text/html")
+    if isinstance(plain, str) and not (isinstance(rich_html, str) and _bare_repr(plain)):
+        if not _bare_repr(plain) or len(formats) == 1:
+            return plain
+    if isinstance(rich_html, str) and rich_html.strip():
+        return _html_text(rich_html)
+    return None
+
+
+CHARTS = ("plotly", "altair", "bokeh", "PIL", "pygal", "vega", "holoviews", "hvplot", "folium", "IPython.core.display")
+
+
+def _is_chart(value, formats):
+    """A picture rather than text: a chart of another plotting library, an image, a page of script."""
+    if (type(value).__module__ or "").startswith(CHARTS):
+        return True
+    if any(k.startswith(("image/", "application/vnd", "application/javascript")) for k in formats):
+        return True
+    page = formats.get("text/html")
+    return isinstance(page, str) and re.search(r"(?i)<(script|iframe|canvas|svg|img)\b", page) is not None \
+        and "<table" not in page.lower()
+
+
+def _bare_repr(text):
+    """object.__repr__'s "<module.Class object at 0x...>": says what the object is, nothing it holds."""
+    return bool(re.fullmatch(r"<[\w.]+( object)? at 0x[0-9a-fA-F]+>", text.strip()))
+
+
+def _html_text(text):
+    """A table's text from its HTML: one line per row, cells apart."""
+    text = re.sub(r"(?is)<(script|style)\b.*?</\1>", "", text[:MAX_PRINTED])
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"(?i)</t[dh]>", "  ", text)
+    text = re.sub(r"(?i)<br\s*/?>|</tr>|</p>|</div>|</li>|</h\d>", "\n", text)
+    text = html.unescape(re.sub(r"<[^>]*>", "", text))
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def _kind_of(value, formats):
+    kinds = sorted(k for k in formats if k != "text/plain")
+    return _text(f"{type(value).__module__}.{type(value).__name__}" + (f" ({', '.join(kinds)})" if kinds else ""), 200)
 
 
 # ---- a figure as plain data -------------------------------------------------------------------
@@ -219,12 +383,35 @@ def _ticks(ax, axis="x"):
     return {"at": _floats(at), "labels": [_text(t.get_text()) for t in labels]}
 
 
+def _colour(artist):
+    """An artist's colour as a hashable tuple (a patch's face, a line's colour), or None."""
+    from matplotlib.colors import to_rgba
+    try:
+        colour = artist.get_facecolor() if hasattr(artist, "get_facecolor") else artist.get_color()
+        colour = np.asarray(colour, dtype=float)
+        return tuple(np.round(colour.reshape(-1, 4)[0] if colour.ndim else to_rgba(colour), 3))
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _legend_colours(legend):
+    """{colour: text} of a legend whose entries have one colour each (seaborn's hue legend names its bars
+    and lines only there)."""
+    if legend is None:
+        return {}
+    handles = getattr(legend, "legend_handles", None) or getattr(legend, "legendHandles", None) or []
+    pairs = [(_colour(h), _text(t.get_text())) for h, t in zip(handles, legend.get_texts())]
+    colours = [c for c, _ in pairs]
+    return {c: text for c, text in pairs if c is not None and colours.count(c) == 1}
+
+
 def axes_data(ax):
-    from matplotlib.collections import LineCollection, PathCollection
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
     from matplotlib.container import BarContainer, ErrorbarContainer, StemContainer
     from matplotlib.patches import Polygon, Rectangle, StepPatch
 
     legend = ax.get_legend()
+    legend_names = _legend_colours(legend)
     out = {"xscale": ax.get_xscale(), "yscale": ax.get_yscale(), "xlabel": _text(ax.get_xlabel()),
            "ylabel": _text(ax.get_ylabel()), "title": _text(ax.get_title()),
            "legend": [_text(t.get_text()) for t in legend.get_texts()][:MAX_SERIES] if legend else [],
@@ -246,15 +433,22 @@ def axes_data(ax):
     for line, artist in zip(out["lines"], ax.get_lines()[:MAX_SERIES]):
         if id(artist) in roles:
             line["role"] = roles[id(artist)]
+        if line["label"].startswith("_"):   # seaborn names its lines only in the legend, by colour
+            line["label"] = legend_names.get(_colour(artist), line["label"])
     in_containers = set()
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, BarContainer):
             label = container.get_label()
             if (not label or label.startswith("_")) and container.patches:  # ax.hist labels its first bar
                 label = container.patches[0].get_label()
+            if (not label or label.startswith("_")) and container.patches:  # seaborn: the legend's colour
+                label = legend_names.get(_colour(container.patches[0]), label)
             out["bars"].append(_bars(container.patches, label, getattr(container, "orientation", None)))
             in_containers.update(id(p) for p in container.patches)
-    loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_containers]
+    # rectangles drawn one by one (or a container the student emptied); not the empty, invisible ones
+    # a library adds for its legend (seaborn's countplot)
+    loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_containers
+             and p.get_visible() and (p.get_width() or p.get_height())]
     if loose:  # rectangles drawn one by one (or a container the student emptied)
         out["bars"].append(_bars(loose))
     for patch in ax.patches[:MAX_SERIES]:
@@ -269,6 +463,14 @@ def axes_data(ax):
         if isinstance(collection, PathCollection):
             xy = np.asarray(collection.get_offsets(), dtype=float).reshape(-1, 2)[:MAX_POINTS]
             out["points"].append({"x": xy[:, 0], "y": xy[:, 1], "label": _text(collection.get_label())})
+        elif isinstance(collection, PolyCollection):   # fill_between: a band, or a histogram's steps
+            for path in collection.get_paths()[:MAX_SERIES]:
+                xy = np.asarray(path.vertices, dtype=float)[:MAX_POINTS]
+                if xy.ndim == 2 and xy.shape[1] == 2 and len(xy):
+                    label = _text(collection.get_label())
+                    if label.startswith("_") or not label:
+                        label = legend_names.get(_colour(collection), label)
+                    out["polygons"].append({"x": xy[:, 0], "y": xy[:, 1], "role": "fill", "label": label})
         elif isinstance(collection, LineCollection):
             segments = [np.asarray(s, dtype=float) for s in collection.get_segments()[:MAX_POINTS]]
             out["segments"].append({"segments": [s for s in segments if s.ndim == 2 and s.shape[1] == 2],
@@ -276,7 +478,7 @@ def axes_data(ax):
                                     "role": roles.get(id(collection), "")})
     # What the reader does not understand (images, filled areas, pies, ...): a check that misses
     # something may then only say it could not tell.
-    known = (PathCollection, LineCollection, Rectangle, StepPatch, Polygon)
+    known = (PathCollection, LineCollection, Rectangle, StepPatch, Polygon, PolyCollection)
     out["unread"] = sorted({type(a).__name__ for a in list(ax.collections) + list(ax.patches) + list(ax.images)
                             + list(ax.tables) if not isinstance(a, known)})[:MAX_SERIES]
     return out

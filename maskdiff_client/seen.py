@@ -35,17 +35,25 @@ def describe(data, name="the cell"):
     figures = data.get("figures") or []
     printed = str(data.get("printed") or "")
     out = [f"What the autograder's reader finds in {name}:"]
-    if not figures and not printed.strip():
-        out.append("  nothing: no figure and no printout (run the cell above, then this one)")
+    rich, error = data.get("rich") or [], data.get("error") or {}
+    if error:
+        module = f" (module {error['module']!r})" if error.get("module") else ""
+        out.append(f"  the cell stopped at {error.get('type') or 'an error'}{module}")
+    if not figures and not printed.strip() and not rich:
+        out.append("  nothing: no figure, no printout and no value shown (run the cell above, then this one)")
     for f, figure in enumerate(figures, 1):
         axes = figure.get("axes") or []
         title = f", titled {figure['suptitle']!r}" if figure.get("suptitle") else ""
         out.append(f"  figure {f}{title}: {len(axes)} panel{'s' * (len(axes) != 1)}")
         for a, ax in enumerate(axes, 1):
             out += [f"    {line}" for line in axes_lines(a, ax)]
+    if rich:  # shown, but neither text nor a matplotlib figure: a drawing made so goes to a person
+        out.append(f"  shown but not read: {', '.join(map(str, rich[:5]))} (draw with matplotlib, pandas or "
+                   "seaborn, or print the values, for the autograder to read it)")
     if printed.strip():
         lines = printed.rstrip("\n").split("\n")
-        out.append(f"  printout: {len(lines)} line{'s' * (len(lines) != 1)}")
+        out.append(f"  printout (printed, and values shown as a cell's last line or with display): "
+                   f"{len(lines)} line{'s' * (len(lines) != 1)}")
         out += [f"    | {line[:100]}" for line in lines[:SHOWN_LINES]]
         if len(lines) > SHOWN_LINES:
             out.append(f"    | ... ({len(lines) - SHOWN_LINES} more)")

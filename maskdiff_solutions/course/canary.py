@@ -9,6 +9,7 @@ until the canary's verdict arrives. `grade --no-canary` skips it.
 """
 from pathlib import Path
 
+from .. import colab
 from . import notebooks
 
 STUDENT = "_canary"   # student_id() never makes a leading "_": no real student can be named so
@@ -19,13 +20,25 @@ class CanaryFailed(RuntimeError):
 
 
 def submission(course, folder, selected):
-    """folder/_canary/<notebook>.ipynb: each selected release notebook with the source's solutions."""
+    """folder/_canary/<notebook>.ipynb: each selected release notebook with the source's solutions, the
+    first drawing cell of each importing what colab.txt installs for students' cells (prove_colab)."""
     target = Path(folder) / STUDENT
     target.mkdir(parents=True)
     for name in selected:
         nb = notebooks.solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
-        notebooks.write(nb, target / name)
+        notebooks.write(prove_colab(nb), target / name)
     return target
+
+
+def prove_colab(nb):
+    """The notebook with its first drawing cell importing every module of Colab's stack that the grader
+    installs: a module the sandbox cannot import sends that drawing to review, naming the module
+    (grading/plots.py), so the canary falls short of full marks and says which one."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and str(notebooks.grade_id(cell) or "").startswith("plot_"):
+            cell.source = "".join(f"import {name}\n" for name in colab.installed()) + cell.source
+            break
+    return nb
 
 
 def notebooks_to_prove(selected, folders):

@@ -14,6 +14,7 @@ import shutil
 import warnings
 from pathlib import Path
 
+from .. import colab
 from . import by_notebook, handed_in, notebooks
 from .answers import make_optional
 from .environ import environment
@@ -92,9 +93,12 @@ def finish(unit, course, student, plan, prepared, handed):
     if not unit.success or not graded_nb.is_file():
         return
     unit.notes = outcome_notes(notebooks.read(graded_nb))
+    to_review = reviews(plan, unit.record, unit.name)
+    for cell, why in sorted(to_review.items()):   # the grader's own gap: the instructor must hear of it
+        for module in colab.lacked([why]):
+            unit.notes.append(("graded", f"{cell}: {colab.sentence(module)}"))
     try:
-        handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name,
-                        reviews(plan, unit.record, unit.name))
+        handed_in.carry(graded_nb, handed / unit.name, course.release_dir / unit.name, to_review)
     except Exception as err:  # noqa: BLE001 - the re-run alone is then shown
         unit.notes.append(("graded", f"the handed-in outputs could not be shown beside the "
                                      f"re-run: {type(err).__name__}: {err}"[:300]))

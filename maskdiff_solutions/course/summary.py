@@ -7,6 +7,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only: grading runs on servers without a display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .. import colab  # noqa: E402
+
 BAR = 30  # characters of a full terminal bar
 
 
@@ -44,6 +46,11 @@ def text(report):
     if review:
         lines.append(f"{review} drawing{'s' * (review != 1)} to review: the reader could not decide; a person "
                      f"grades them in formgrader, then `python -m maskdiff_solutions export`")
+    lacked = colab.lacked(row.reason for row in report.rows)
+    if lacked:
+        lines.append(f"the grader lacks {', '.join(lacked)}, which Colab has: drawings that import "
+                     f"{'it' if len(lacked) == 1 else 'them'} went to review; add to maskdiff_solutions/colab.txt "
+                     f"and install ({' '.join(lacked)}) to grade them")
     statuses = Counter(row.status for row in report.rows)
     lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     if report.answers_optional:

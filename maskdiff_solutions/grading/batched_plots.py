@@ -30,8 +30,9 @@ def _tuples(text):
 
 
 def _floats(line):
-    """The decimal numbers of a line (and nan, which a broken distribution prints)."""
-    return [float(v) for v in re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?|(?<![\w.])-?\d+e-?\d+|\bnan\b", line)]
+    """The decimal numbers of a line (numpy's `1.` too, and nan, which a broken distribution prints)."""
+    return [float(v) for v in re.findall(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?|(?<![\w.])-?\d+e-?\d+|"
+                                         r"(?<![\w.])-?\d+\.(?=[\s,\])]|$)|\bnan\b", line)]
 
 
 def _runs(result):
@@ -135,7 +136,7 @@ def _still_masked(lines, vocabulary):
 def show_first_pass(drawn, candidate_distributions):
     drawing = plots.Drawing.of(drawn)
     text = drawing.printed
-    expect(text.strip(), "the cell above printed nothing; print the canvas shape, the distributions' shape, "
+    drawing.need_printed("print the canvas shape, the distributions' shape, "
                          "the sum of one distribution, the top candidates and whether the canvas is still masked")
     lines = statements(text)
     shapes = _tuples(text)
@@ -262,7 +263,7 @@ def plot_confidence(drawn, confidence_scores):
 @check("show_worked_example")
 def show_worked_example(drawn, reverse_update):
     drawing = plots.Drawing.of(drawn)
-    expect(drawing.printed.strip(), "the cell above printed nothing; print the worked example's result")
+    drawing.need_printed("print the worked example's result")
     args = [EXAMPLE[k].clone() for k in ("x", "candidate_ids", "confidence", "generation_slots")]
     theirs = _runs(lambda: reverse_update(*args, [2, 1], MASK, PAD))
     wanted = [ref.reverse_update(*[EXAMPLE[k] for k in ("x", "candidate_ids", "confidence", "generation_slots")],
@@ -327,7 +328,7 @@ def shown_row(line):
 @check("show_batch_stories")
 def show_batch_stories(drawn, sample):
     drawing = plots.Drawing.of(drawn)
-    expect(drawing.printed.strip(), "the cell above printed nothing; print each of the four rows with Show")
+    drawing.need_printed("print each of the four rows with Show")
     lines = [line for line in plots.printed_lines(drawing.printed) if len(line.split()) >= min(BATCH["lengths"])]
     if len(lines) != 4 and all(re.fullmatch(r"[\d\[\](),\s]+", line) for line in lines):
         raise Failure("print the rows as text with Show(row), not as token ids")

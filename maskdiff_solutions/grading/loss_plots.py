@@ -265,8 +265,8 @@ def _take(numbers, value):
 def show_bayes_comparison(drawn, GuessX0_two):
     drawing = plots.Drawing.of(drawn)
     lines = plots.printed_lines(drawing.printed)
-    expect(lines, "the cell above printed nothing; print a table of the probabilities of cat and box at "
-                  "position 2, from GuessNet and from GuessX0_two, for the three sentences")
+    drawing.need_printed("print a table of the probabilities of cat and box at "
+                         "position 2, from GuessNet and from GuessX0_two, for the three sentences")
     blocks = pattern_blocks(lines)
     theirs = GuessX0_two.calls([[Encode(p)] for p in PATTERNS])
     for pattern, result in zip(PATTERNS, theirs):
@@ -408,7 +408,7 @@ def parameters_in_millions(vocab_size):
 @check("show_untrained_story")
 def show_untrained_story(drawn, Undiffuse):
     drawing = plots.Drawing.of(drawn)
-    expect(drawing.printed.strip(), "the cell above printed nothing; print the network's size and one story")
+    drawing.need_printed("print the network's size and one story")
     sizes = [parameters_in_millions(standin_levels()[2]), parameters_in_millions(2002)]
     said = sizes_said(drawing.printed)
     expect(any(abs(v - s * 1e6) <= half for v, half in said for s in sizes),
@@ -456,7 +456,7 @@ def undiffuse_keeps(Undiffuse):
 @check("show_prompt_stories")
 def show_prompt_stories(drawn, Undiffuse):
     drawing = plots.Drawing.of(drawn)
-    expect(drawing.printed.strip(), "the cell above printed nothing; print three stories for each prompt")
+    drawing.need_printed("print three stories for each prompt")
     keeps, finishes = undiffuse_keeps(Undiffuse)
     if not finishes:  # your Undiffuse leaves masks: stories and prompts shown with blanks look alike
         long_lines = [line for line in plots.printed_lines(drawing.printed) if len(line.split()) >= STORY]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import stats
+from .. import colab, stats
 from .core import Failure, Review, expect
 
 TOLERANCE = 1e-3   # how close a drawn value must be to an exact one (float32 plots, rounding)
@@ -73,6 +73,11 @@ class Axes:
                 if y.size and np.allclose(y, y[0]):
                     self.hlines.append(float(y[0]))
                 continue
+            if not np.isfinite(y).any():       # nothing drawn (seaborn's error bars of a single value)
+                continue
+            if x.size == 2 and x[0] == x[1]:   # an upright segment: an error bar (seaborn's barplot)
+                self.vlines.append((float(x[0]), float(np.nanmin(y)), float(np.nanmax(y))))
+                continue
             style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker")),
                      "axline": bool(line.get("axline")), "scales": (self.xscale, self.yscale)}
             self.series.append(Series("line", x, y, _str(line.get("label")), style))
@@ -116,14 +121,25 @@ class Axes:
             if edges.size == values.size + 1 and values.size:
                 self.series.append(Series("bars", edges[:-1], values, _str(steps.get("label")),
                                           {"width": np.diff(edges)}))
+        bands = []
         for polygon in data.get("polygons") or []:
-            bars = _steps_of_polygon(_array(polygon.get("x"), "a histogram"), _array(polygon.get("y"), "a histogram"))
+            x, y = _array(polygon.get("x"), "a histogram"), _array(polygon.get("y"), "a histogram")
+            if polygon.get("role") == "fill" and not _rectilinear(x, y):
+                bands.append((np.nanmin(x), np.nanmax(x)) if x.size else (0.0, 0.0))
+                continue
+            bars = _steps_of_fill(x, y) if polygon.get("role") == "fill" else _steps_of_polygon(x, y)
             if bars is not None:
                 self.series.append(Series("bars", bars[0], bars[2], _str(polygon.get("label")), {"width": bars[1]}))
         for points in data.get("points") or []:
             x, y = _array(points.get("x"), "points"), _array(points.get("y"), "points")
             if x.size == y.size and x.size:
                 self.series.append(Series("points", x, y, _str(points.get("label"))))
+
+        # a filled band (fill_between: seaborn's confidence band) beside a curve over the same x is that
+        # curve's uncertainty; a band alone is something the reader cannot read
+        curves = [(s.x.min(), s.x.max()) for s in self.series if s.kind == "line" and s.x.size]
+        if any(not any(lo <= a + 1e-9 and b <= hi + 1e-9 for lo, hi in curves) for a, b in bands):
+            self.unread.append("a filled area")
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
@@ -143,6 +159,36 @@ def _limits(value):
         low, high = (float(v) for v in _array(value, "an axis's limits"))
         return (min(low, high), max(low, high)) if np.isfinite([low, high]).all() else None
     return None
+
+
+def _rectilinear(x, y):
+    """Is the outline made of level and upright edges only (a histogram's steps, filled)?"""
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if x.size < 3:
+        return False
+    dx, dy = np.diff(x), np.diff(y)
+    return bool(np.all((np.abs(dx) < 1e-12) | (np.abs(dy) < 1e-12)))
+
+
+def _steps_of_fill(x, y):
+    """A filled histogram outline (fill_between with steps: seaborn's element="step"), walked in either
+    direction: between each pair of neighbouring corners, the height from its lowest level edge to its
+    highest. (left edges, widths, heights), or None."""
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    level = [(min(x[i], x[i + 1]), max(x[i], x[i + 1]), y[i]) for i in range(x.size - 1)
+             if y[i] == y[i + 1] and x[i] != x[i + 1]]
+    corners = np.unique([v for a, b, _ in level for v in (a, b)])
+    out = []
+    for lo, hi in zip(corners[:-1], corners[1:]):
+        heights = [h for a, b, h in level if a <= lo + 1e-12 and hi <= b + 1e-12]
+        if heights:
+            out.append((lo, hi - lo, max(heights) - (min(heights) if len(heights) > 1 else 0.0)))
+    if not out:
+        return None
+    left, width, height = (np.array(v, dtype=float) for v in zip(*out))
+    return left, width, height
 
 
 def _steps_of_polygon(x, y):
@@ -165,17 +211,43 @@ class Drawing:
         figures = data.get("figures") if isinstance(data.get("figures"), list) else []
         self.axes = [Axes(a) for f in figures if isinstance(f, dict) for a in (f.get("axes") or [])
                      if isinstance(a, dict)]
-        self.printed = _str(data.get("printed"))
+        self.printed = _str(data.get("printed"))   # printed and shown (last expression, display), in order
+        self.rich = [_str(kind) for kind in data.get("rich") or [] if isinstance(kind, str)][:16]
+        error = data.get("error") if isinstance(data.get("error"), dict) else {}
+        self.error, self.error_module = _str(error.get("type")), _str(error.get("module"))
 
     @classmethod
     def of(cls, cell):
-        """Ask the kernel for what `cell` (a handed-over `last_cell()`) drew and printed."""
-        return cls(cell.drive("drawing"))
+        """Ask the kernel for what `cell` (a handed-over `last_cell()`) drew and printed. A cell that
+        stopped at importing a module that Colab has and this grader lacks goes to a person."""
+        drawing = cls(cell.drive("drawing"))
+        if drawing.error in ("ModuleNotFoundError", "ImportError"):
+            lacking = colab.lacking(drawing.error_module)
+            if lacking:
+                raise Review(colab.sentence(lacking))
+        return drawing
 
     def need_axes(self, what):
+        if not self.axes and self.rich:
+            raise Review(f"the cell showed {self.shown_rich()}, which the grader cannot read, and no matplotlib "
+                         f"figure; a person will look at it (it should draw {what})")
         expect(self.axes, f"the cell above this test drew no figure; it should draw {what} "
                           f"(did it run without an error?)")
         return self.axes
+
+    def need_printed(self, advice):
+        """The cell's printout (printed or shown); none fails with `advice`, unless the cell showed
+        something the grader cannot read as text (a chart, an image), which goes to a person."""
+        if self.printed.strip():
+            return self.printed
+        if self.rich:
+            raise Review(f"the cell showed {self.shown_rich()}, which the grader cannot read as text; a person "
+                         f"will look at it ({advice})")
+        raise Failure(f"the cell above printed nothing and showed no value; {advice}")
+
+    def shown_rich(self):
+        kinds = sorted(set(self.rich))
+        return ", ".join(kinds[:3]) + (f" and {len(kinds) - 3} more" if len(kinds) > 3 else "")
 
     def series(self):
         return [(ax, s) for ax in self.axes for s in ax.series]

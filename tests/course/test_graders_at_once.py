@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course import canary, cli, leases, sandbox, workspace_lock
+from maskdiff_solutions.course import canary, cli, leases, notebooks, sandbox, workspace_lock
 from maskdiff_solutions.course.rows import CSV_NAME, Row, StudentResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,6 +115,21 @@ def test_the_canary_holds_everyone_back_until_it_passes():
     with pytest.raises(canary.CanaryFailed, match=r"01_noise_for_words got 1 / 3 here \(the kernel died\), so this "
                                                   r"grading setup is broken and nobody was graded"):
         list(canary.gate(iter([result("a"), result(canary.STUDENT, score=1.0, reason="the kernel died")])))
+
+
+def test_the_canary_proves_colabs_stack_imports_and_names_a_missing_module(course, tmp_path):
+    """The canary's first drawing cell of a notebook imports every module the grader installs for
+    students' cells; one the sandbox lacks sends that drawing to review, so the canary stops grading and
+    names it."""
+    from maskdiff_solutions import colab
+    folder = canary.submission(course, tmp_path, ["01_noise_for_words.ipynb", "03_real_language_model.ipynb"])
+    first = notebooks.read(folder / "01_noise_for_words.ipynb")
+    drawings = [c for c in first.cells if str(notebooks.grade_id(c) or "").startswith("plot_")]
+    assert all(f"import {name}\n" in drawings[0].source for name in colab.installed())
+    assert not any("import pandas" in c.source for c in drawings[1:])
+    lacking = "test_plot_schedule: " + colab.sentence("plotly")
+    with pytest.raises(canary.CanaryFailed, match=r"the grader lacks plotly, which Colab has"):
+        list(canary.gate(iter([result(canary.STUDENT, score=2.0, reason=lacking)])))
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from maskdiff_solutions import colab
 from maskdiff_solutions.course import kernel_sandbox, sandbox
 from maskdiff_solutions.course.layout import Course
 
@@ -30,6 +31,7 @@ facts["writes_usr"] = can(lambda: open("/usr/x", "w").write("x"))
 facts["handed_in"] = sorted(os.listdir("."))
 facts["network"] = can(lambda: socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=2))
 facts["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+facts["colab"] = {name: can(lambda name=name: __import__(name)) for name in sys.argv[3].split(",")}
 print(json.dumps(facts))
 """
 
@@ -49,7 +51,8 @@ def probed(tmp_path_factory):
     box = kernel_sandbox.KernelSandbox(sandbox.Settings(mode="required", handin=str(handin)).to_dict())
     os.environ["MASKDIFF_SANDBOX_DEBUG"] = "1"  # the probe's printout must come out
     try:
-        command = box.wrap([sys.executable, "-c", PROBE, str(ROOT), str(server.getsockname()[1])])
+        command = box.wrap([sys.executable, "-c", PROBE, str(ROOT), str(server.getsockname()[1]),
+                            ",".join(colab.installed())])
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     finally:
         del os.environ["MASKDIFF_SANDBOX_DEBUG"]
@@ -110,3 +113,11 @@ def test_notebooks_are_chosen_by_number_or_name():
     assert course.select(None) == course.notebooks()
     with pytest.raises(ValueError, match="no notebook '9'"):
         course.select(["9"])
+
+
+def test_every_module_of_colabs_stack_imports_in_the_sandbox(probed):
+    """What maskdiff_solutions/colab.txt installs for students' cells (pandas, seaborn, ...) imports inside
+    the sandbox, as on Colab (the canary proves it again before every grading)."""
+    assert len(probed["colab"]) >= 3 and {"pandas", "seaborn", "scipy"} <= set(probed["colab"])
+    assert all(probed["colab"].values()), [name for name, ok in probed["colab"].items() if not ok]
+

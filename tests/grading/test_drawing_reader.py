@@ -58,7 +58,7 @@ def test_a_drawings_test_cell_prints_the_description_without_the_course_packages
     assert "What the autograder's reader finds in plot_schedule:" in out
     assert "a curve of 51 points labelled 'alpha_bar'" in out and "a horizontal line at y = 0.5" in out
     assert "x label 'step t'" in out and "legend: 'alpha_bar'" in out
-    assert "What the autograder's reader finds in show_dissolution:" in out and "printout: 2 lines" in out
+    assert "What the autograder's reader finds in show_dissolution:" in out and "2 lines" in out
     assert "passed" not in out and "fail" not in out.lower()  # no verdict
 
 
@@ -83,7 +83,7 @@ def test_every_kind_of_artist_is_described():
                   "a stepped histogram of 2 bins labelled 'runs'", "2 scattered points (no label)",
                   "1 line segments", "1 artist(s) of kind 'axlines'", "text: 'note'"):
         assert words in text, (words, text)
-    assert "nothing: no figure and no printout" in seen.describe({"figures": [], "printed": ""})
+    assert "nothing: no figure, no printout and no value shown" in seen.describe({"figures": [], "printed": ""})
     mean = {**ax, "lines": [{"x": [0, 1, 2], "y": [0.1, 0.35, 0.5], "label": "mean", "in_data": True}]}
     assert "every y a whole multiple of 1/20" in seen.describe({"figures": [{"axes": [mean]}]})
 

@@ -7,8 +7,9 @@ One module per notebook (`nb01.py`, `nb02.py`, ...), each holding
 - `DATA`: {plot cell: source} the work a cell does before it draws (the runs, the tallies), run once
   per cell after the notebook's earlier cells: every alternative of the cell starts from the names it
   defines, so that the catalog varies only the drawing and stays cheap;
-- `HONEST`: the alternatives, `Honest(cell, name, source)`, each source the drawing (or printout) a
-  student wrote from the task text above the cell alone.
+- `HONEST`: the alternatives, `Honest(cell, name, source, kind)`, each source the drawing (or printout)
+  a student wrote from the task text above the cell alone; `kind` says how it shows (`KINDS`): at
+  least three "pandas-seaborn" alternatives per plot cell and one "shown" per printout cell.
 A printout that is itself the work (a few runs printed) leaves `DATA` empty for its cell.
 tests/grading/test_honest.py proves them; benchmarks/honest_drawings.py counts the verdicts per notebook.
 """
@@ -22,6 +23,13 @@ class Honest:
     cell: str               # grade_id of the drawing or printout cell (= its check)
     name: str               # how this student drew it
     source: str             # the cell as written, run after the notebook's earlier cells and DATA[cell]
+    kind: str = "matplotlib"  # how it shows: KINDS
+
+
+# How an alternative shows its result, counted apart by benchmarks/honest_drawings.py: matplotlib and
+# print; pandas or seaborn (as Colab offers them); a value shown without print (a cell's last
+# expression, or display(...)).
+KINDS = ("matplotlib", "pandas-seaborn", "shown")
 
 
 def modules():

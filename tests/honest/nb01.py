@@ -129,6 +129,63 @@ other.set_ylabel("beta_t")
 other.legend(loc="upper left")
 plt.show()
 """),
+    Honest("plot_schedule", "pandas_dataframe_plot", """
+import pandas as pd
+steps = range(T + 1)
+df = pd.DataFrame({"beta_t": beta.numpy(), "alpha_bar_t": alpha_bar.numpy(),
+                   "1 - t/T": [1 - t / T for t in steps]}, index=steps)
+ax = df.plot(style=["o-", "s", "k--"], ms=3, figsize=(6, 4))
+ax.set_xlabel("t")
+ax.set_ylabel("probability")
+ax.set_title(f"schedule, T = {T}")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_schedule", "pandas_two_panels", """
+import pandas as pd
+df = pd.DataFrame({"beta": beta.numpy(), "alpha_bar": alpha_bar.numpy()})
+df["1 - t/T"] = 1 - df.index / T
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+df["beta"].plot(ax=left, marker=".", legend=True)
+left.set_xlabel("t")
+left.set_ylabel("beta_t")
+df[["alpha_bar", "1 - t/T"]].plot(ax=right, style=["o", "--"], ms=3)
+right.set_xlabel("t")
+right.set_ylabel("alpha_bar_t")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_schedule", "seaborn_lineplot_long_form", """
+import pandas as pd
+import seaborn as sns
+t = list(range(T + 1))
+wide = pd.DataFrame({"t": t, "beta_t": beta.tolist(), "alpha_bar_t": alpha_bar.tolist(),
+                     "1 - t/T": [1 - s / T for s in t]})
+long = wide.melt(id_vars="t", var_name="curve", value_name="value")
+ax = sns.lineplot(data=long, x="t", y="value", hue="curve", style="curve")
+ax.set_ylabel("probability")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_schedule", "seaborn_scatter_and_lines", """
+import numpy as np
+import seaborn as sns
+t = np.arange(T + 1)
+with sns.axes_style("whitegrid"):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sns.lineplot(x=t, y=beta.numpy(), label="beta_t", ax=ax)
+    sns.scatterplot(x=t, y=alpha_bar.numpy(), label="alpha_bar_t", ax=ax)
+    sns.lineplot(x=[0, T], y=[1, 0], color="k", linestyle="--", label="1 - t/T", ax=ax)
+    ax.set(xlabel="t", ylabel="beta_t, alpha_bar_t")
+    plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_schedule", "pandas_grouped_subplots", """
+import pandas as pd
+df = pd.DataFrame({"beta_t": beta.numpy(), "alpha_bar_t": alpha_bar.numpy()})
+df["1 - t/T"] = 1 - df.index / T
+axes = df.plot(subplots=[("alpha_bar_t", "1 - t/T")], style=["o", "--", "-"], ms=3, figsize=(6, 6), sharex=True)
+for ax in axes:
+    ax.set_xlabel("t")
+    ax.set_ylabel("probability")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 DISSOLUTION = [
@@ -182,6 +239,31 @@ history = ForwardMask(x_0, T, beta)
 for t in range(T, -1, -1):
     print(f"t = {t:2d}  {Decode(history[t])}")
 """),
+    Honest("show_dissolution", "list_as_last_expression", """
+beta, _ = MakeSchedule(16)
+history = ForwardMask(x_0, 16, beta)
+[Decode(x) for x in history]
+""", "shown"),
+    Honest("show_dissolution", "display_each_sentence", """
+T = 16
+beta, _ = MakeSchedule(T)
+for x in ForwardMask(x_0, T, beta):
+    display(Decode(x))
+""", "shown"),
+    Honest("show_dissolution", "ipython_display_import", """
+from IPython.display import display
+beta, alpha_bar = MakeSchedule(16)
+history = ForwardMask(x_0, 16, beta)
+display(*[f"x_{t}: {Decode(x)}" for t, x in enumerate(history)])
+""", "shown"),
+    Honest("show_dissolution", "pandas_to_string", """
+import pandas as pd
+beta, _ = MakeSchedule(16)
+history = ForwardMask(x_0, 16, beta)
+df = pd.DataFrame({"sentence": [Decode(x) for x in history]})
+df.index.name = "t"
+print(df.to_string())
+""", "pandas-seaborn"),
 ]
 
 FRACTION = [
@@ -264,6 +346,58 @@ plt.ylabel("masked fraction")
 plt.legend()
 plt.show()
 """),
+    Honest("plot_masked_fraction", "pandas_dataframe_plot", """
+import pandas as pd
+df = pd.DataFrame({f"average of {n_runs} runs": masked.numpy(), "1 - alpha_bar_t": (1 - alpha_bar).numpy()})
+ax = df.plot(style=["o", "k-"], ms=3)
+ax.set_xlabel("t")
+ax.set_ylabel("fraction masked")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_fraction", "seaborn_lineplot_averages_the_runs", """
+import numpy as np
+import pandas as pd
+import seaborn as sns
+per_run = runs.float().mean(dim=2).numpy()          # (runs, T + 1): fraction masked in each run
+long = pd.DataFrame({"t": np.tile(np.arange(T + 1), n_runs), "fraction masked": per_run.ravel()})
+ax = sns.lineplot(data=long, x="t", y="fraction masked", marker="o", label=f"mean of {n_runs} runs (95% CI)")
+ax.plot(range(T + 1), 1 - alpha_bar, "k--", label="1 - alpha_bar_t")
+ax.legend()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_fraction", "seaborn_percent_scatter", """
+import seaborn as sns
+ts = list(range(T + 1))
+ax = sns.scatterplot(x=ts, y=(100 * masked).tolist(), label="measured")
+sns.lineplot(x=ts, y=(100 * (1 - alpha_bar)).tolist(), color="red", label="100 (1 - alpha_bar_t)", ax=ax)
+plt.xlabel("t")
+plt.ylabel("% masked")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_fraction", "seaborn_long_form_hue", """
+import pandas as pd
+import seaborn as sns
+ts = list(range(T + 1))
+long = pd.concat([
+    pd.DataFrame({"t": ts, "fraction": masked.tolist(), "curve": "simulation"}),
+    pd.DataFrame({"t": ts, "fraction": (1 - alpha_bar).tolist(), "curve": "theory 1 - alpha_bar"}),
+])
+sns.lineplot(data=long, x="t", y="fraction", hue="curve", style="curve", markers=True, dashes=False)
+plt.ylabel("fraction masked")
+plt.title(f"T = {T}, {n_runs} runs")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_fraction", "pandas_series_one_by_one", """
+import pandas as pd
+measured = pd.Series(masked.numpy(), name="measured")
+theory = pd.Series(1 - alpha_bar.numpy(), name="theory")
+measured.plot(style=".", label=f"{n_runs} runs")
+theory.plot(label="1 - alpha_bar")
+plt.xlabel("step t")
+plt.ylabel("average fraction masked")
+plt.legend()
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 HISTOGRAMS = [
@@ -366,6 +500,80 @@ plt.ylabel("probability")
 plt.legend()
 plt.show()
 """),
+    Honest("plot_masked_histograms", "seaborn_histplot_hue_dodge", """
+import pandas as pd
+import seaborn as sns
+df = pd.DataFrame({"masked": slow + fast,
+                   "function": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})
+ax = sns.histplot(data=df, x="masked", hue="function", discrete=True, stat="probability",
+                  common_norm=False, multiple="dodge", shrink=0.8)
+law_line, = ax.plot(range(L + 1), law, "ko-", ms=3)
+legend = ax.get_legend()
+ax.legend(legend.legend_handles + [law_line], [t.get_text() for t in legend.get_texts()] + ["binomial law"])
+ax.set_xlabel("number of masked tokens")
+ax.set_ylabel("probability")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_histograms", "seaborn_two_histplots", """
+import seaborn as sns
+sns.histplot(slow, discrete=True, stat="probability", alpha=0.4, color="C0", label="ForwardMask")
+sns.histplot(fast, discrete=True, stat="probability", alpha=0.4, color="C1", label="ForwardMaskFast")
+plt.plot(range(L + 1), law, "k.-", label="binomial P(n)")
+plt.xlabel("masked tokens n")
+plt.ylabel("probability")
+plt.legend()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_histograms", "pandas_value_counts_bars", """
+import pandas as pd
+table = pd.DataFrame({"ForwardMask": pd.Series(slow).value_counts(normalize=True),
+                      "ForwardMaskFast": pd.Series(fast).value_counts(normalize=True)})
+table = table.reindex(range(L + 1), fill_value=0)
+table["binomial"] = law
+ax = table[["ForwardMask", "ForwardMaskFast"]].plot.bar(rot=0, width=0.8)
+table["binomial"].plot(ax=ax, style="ko-", ms=3, use_index=False)
+ax.set_xlabel("number of masked tokens")
+ax.set_ylabel("probability")
+ax.legend()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_histograms", "pandas_plot_hist_density", """
+import numpy as np
+import pandas as pd
+df = pd.DataFrame({"ForwardMask": slow, "ForwardMaskFast": fast})
+ax = df.plot.hist(bins=np.arange(L + 2) - 0.5, density=True, alpha=0.5)
+pd.Series(law, name="binomial").plot(ax=ax, style="r*-", legend=True)
+ax.set_xlabel("masked count")
+ax.set_ylabel("probability")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_histograms", "seaborn_countplot_counts", """
+import pandas as pd
+import seaborn as sns
+df = pd.DataFrame({"masked": slow + fast,
+                   "how": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})
+ax = sns.countplot(data=df, x="masked", hue="how", order=range(L + 1))
+ax.plot(range(L + 1), [n_runs * q for q in law], "ko", label=f"{n_runs} x binomial")
+ax.set_xlabel("number of masked tokens")
+ax.set_ylabel(f"count (of {n_runs} runs)")
+ax.legend()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_masked_histograms", "seaborn_histplot_density_steps", """
+import pandas as pd
+import seaborn as sns
+df = pd.DataFrame({"masked": slow + fast,
+                   "sampler": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})
+ax = sns.histplot(data=df, x="masked", hue="sampler", discrete=True, stat="density", common_norm=False,
+                  element="step", alpha=0.3)
+ax.plot(range(L + 1), law, "k*--", label=f"Binomial({L}, {p:.2f})")
+old = ax.get_legend()
+handles, labels = ax.get_legend_handles_labels()
+ax.legend(old.legend_handles + handles, [t.get_text() for t in old.get_texts()] + labels)
+ax.set_xlabel("masked tokens at t = 20")
+ax.set_ylabel("probability")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS

@@ -106,6 +106,25 @@ for run in range(5):
         x = new
         print(f"  {Decode(x)}{note}")
 """),
+    Honest("show_undiffusion_runs", "display_each_history", """
+for run in range(5):
+    x = torch.full((4,), MASK)
+    steps = []
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        steps.append(Decode(x))
+    display(steps)
+""", "shown"),
+    Honest("show_undiffusion_runs", "pandas_long_table_last_expression", """
+import pandas as pd
+rows = []
+for run in range(1, 6):
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        rows.append({"run": run, "t": t - 1, "sentence": Decode(x)})
+pd.DataFrame(rows)
+""", "pandas-seaborn"),
 ]
 
 THOUSAND = [
@@ -194,6 +213,39 @@ def make_one():
 for sentence, n in Tally(make_one, 1000).items():
     print(sentence, ":", n)
 """),
+    Honest("show_thousand_runs", "counter_as_last_expression", """
+def undiffuse_once():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+Tally(undiffuse_once, 1000)
+""", "shown"),
+    Honest("show_thousand_runs", "ipython_display_counter", """
+from IPython.display import display
+
+def one():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+counts = Tally(one, 1000)
+display(counts)
+""", "shown"),
+    Honest("show_thousand_runs", "pandas_series_table", """
+import pandas as pd
+
+def run():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+table = pd.Series(Tally(run, 1000), name="count").rename_axis("sentence").to_frame()
+table
+""", "pandas-seaborn"),
 ]
 
 UNDIFFUSION_HISTOGRAMS = [
@@ -278,6 +330,51 @@ ax.grid(axis="y")
 ax.legend()
 plt.show()
 """),
+    Honest("plot_undiffusion_histograms", "seaborn_histplot_hue_dodge", """
+import pandas as pd
+import seaborn as sns
+df = pd.DataFrame({"masked": forward + backward,
+                   "how": ["ForwardMaskFast"] * len(forward) + ["Undiffuse 10 -> 5"] * len(backward)})
+ax = sns.histplot(data=df, x="masked", hue="how", discrete=True, multiple="dodge", shrink=0.8)
+ax.set_xlabel("masked tokens in x_5")
+ax.set_ylabel("count")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_undiffusion_histograms", "seaborn_countplot_hue", """
+import pandas as pd
+import seaborn as sns
+df = pd.DataFrame({"masked tokens": forward + backward,
+                   "process": ["forward"] * len(forward) + ["undiffusion"] * len(backward)})
+sns.countplot(data=df, x="masked tokens", hue="process", order=[0, 1, 2, 3, 4])
+plt.ylabel(f"runs (of {n_runs})")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_undiffusion_histograms", "pandas_value_counts_bars", """
+import pandas as pd
+table = pd.DataFrame({"ForwardMaskFast": pd.Series(forward).value_counts(),
+                      "Undiffuse": pd.Series(backward).value_counts()}).reindex(range(5), fill_value=0)
+ax = table.plot.bar(rot=0)
+ax.set_xlabel("number of masked tokens")
+ax.set_ylabel("count")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_undiffusion_histograms", "pandas_plot_hist", """
+import numpy as np
+import pandas as pd
+ax = pd.DataFrame({"forward to t=5": forward, "undiffused to t=5": backward}).plot.hist(
+    bins=np.arange(6) - 0.5, alpha=0.5)
+ax.set_xlabel("masked tokens")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_undiffusion_histograms", "seaborn_histplot_step_percent", """
+import seaborn as sns
+sns.histplot(forward, discrete=True, stat="percent", element="step", fill=False, label="ForwardMaskFast")
+sns.histplot(backward, discrete=True, stat="percent", element="step", fill=False, label="Undiffuse")
+plt.xlabel("masked tokens")
+plt.ylabel("% of runs")
+plt.legend()
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 TWO_SENTENCE_BARS = [
@@ -357,6 +454,41 @@ ax.set_ylim(0, 1)
 ax.set_ylabel("share")
 plt.show()
 """),
+    Honest("plot_two_sentence_bars", "pandas_series_bar", """
+import pandas as pd
+counts = pd.Series(made).sort_values(ascending=False)
+ax = counts.plot.bar(rot=30)
+ax.set_xlabel("sentence")
+ax.set_ylabel("count")
+ax.set_title("T = 50")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_two_sentence_bars", "seaborn_barplot_fractions", """
+import seaborn as sns
+total = sum(made.values())
+ax = sns.barplot(x=list(made.keys()), y=[c / total for c in made.values()])
+ax.set_xlabel("sentence")
+ax.set_ylabel("fraction of sentences")
+ax.tick_params(axis="x", rotation=45)
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_two_sentence_bars", "seaborn_countplot_horizontal", """
+import seaborn as sns
+every_sentence = list(made.elements())
+ax = sns.countplot(y=every_sentence, order=[s for s, _ in made.most_common()])
+ax.set_xlabel("count")
+ax.set_ylabel("sentence")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_two_sentence_bars", "pandas_dataframe_barh", """
+import pandas as pd
+df = pd.DataFrame.from_dict(made, orient="index", columns=["count"])
+df["fraction"] = df["count"] / df["count"].sum()
+ax = df["fraction"].plot.barh()
+ax.set_xlabel("fraction of sentences")
+ax.set_ylabel("sentence")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 CAT = [
@@ -481,6 +613,69 @@ plt.ylabel("P(cat at position 2)")
 plt.legend()
 plt.show()
 """),
+    Honest("plot_cat_probability", "pandas_dataframe_one_column_per_run", """
+import pandas as pd
+T = 50
+columns = {}
+for run in range(1, 11):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, vocab.index("cat")]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    columns[f"run {run}"] = ps
+df = pd.DataFrame(columns, index=pd.Index(range(T, 0, -1), name="t"))
+ax = df.plot(ylim=(0, 1), legend=False, alpha=0.7)
+ax.set_ylabel("P(cat at position 2)")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_cat_probability", "seaborn_lineplot_hue_run", """
+import pandas as pd
+import seaborn as sns
+T = 50
+rows = []
+for run in range(10):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        rows.append({"run": run, "t": t, "P(cat)": float(GuessX0_two(x)[1, vocab.index("cat")])})
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+df = pd.DataFrame(rows)
+ax = sns.lineplot(data=df, x="t", y="P(cat)", hue="run", palette="tab10")
+ax.set_ylim(0, 1)
+ax.invert_xaxis()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_cat_probability", "seaborn_lineplot_units", """
+import pandas as pd
+import seaborn as sns
+T = 50
+rows = []
+for run in range(10):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        rows.append((run, t, GuessX0_two(x)[1, vocab.index("cat")].item()))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+df = pd.DataFrame(rows, columns=["run", "t", "p"])
+sns.lineplot(data=df, x="t", y="p", units="run", estimator=None, color="gray", alpha=0.6)
+plt.ylim(0, 1)
+plt.xlabel("t")
+plt.ylabel("P(position 2 is cat)")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_cat_probability", "seaborn_relplot_facets", """
+import pandas as pd
+import seaborn as sns
+T = 50
+rows = []
+for run in range(1, 11):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        rows.append({"run": run, "t": t, "P(cat)": float(GuessX0_two(x)[1, vocab.index("cat")])})
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+g = sns.relplot(data=pd.DataFrame(rows), x="t", y="P(cat)", col="run", col_wrap=5, kind="line", height=2)
+g.set(ylim=(0, 1))
+g.set_axis_labels("t", "P(cat)")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 
@@ -581,6 +776,44 @@ for ax, T in zip(axes, (1, 2, 4, 10)):
 plt.tight_layout()
 plt.show()
 """),
+    Honest("plot_bars_few_steps", "pandas_bar_subplots", """
+import pandas as pd
+df = pd.DataFrame({f"T = {T}": pd.Series(made) for T, made in made_by_T.items()}).fillna(0)
+axes = df.plot.bar(subplots=True, layout=(1, 4), figsize=(16, 4), sharey=True, rot=90)
+for ax in axes.flat:
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_bars_few_steps", "seaborn_catplot_col_T", """
+import pandas as pd
+import seaborn as sns
+long = pd.DataFrame([{"T": T, "sentence": s, "fraction": n / sum(made.values())}
+                     for T, made in made_by_T.items() for s, n in made.items()])
+g = sns.catplot(data=long, x="sentence", y="fraction", col="T", kind="bar", height=3.5)
+g.set_xticklabels(rotation=90)
+g.set_axis_labels("sentence", "fraction of sentences")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_bars_few_steps", "seaborn_countplot_panels", """
+import seaborn as sns
+fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+for ax, T in zip(axes.flat, (1, 2, 4, 10)):
+    sns.countplot(y=list(made_by_T[T].elements()), ax=ax)
+    ax.set_title(f"T = {T}")
+    ax.set_xlabel("count")
+    ax.set_ylabel("sentence")
+plt.tight_layout()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_bars_few_steps", "pandas_grouped_bars_one_axes", """
+import pandas as pd
+shares = pd.DataFrame({f"T = {T}": pd.Series(made) / sum(made.values()) for T, made in made_by_T.items()})
+ax = shares.fillna(0).plot.bar(figsize=(10, 4), rot=60)
+ax.set_xlabel("sentence")
+ax.set_ylabel("fraction")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 IMPOSSIBLE = [
@@ -673,6 +906,42 @@ plt.ylabel("share of impossible sentences")
 plt.legend()
 plt.show()
 """),
+    Honest("plot_impossible_fraction", "pandas_dataframe_loglog", """
+import pandas as pd
+df = pd.DataFrame({"measured": impossible, "0.32 / T": [0.32 / T for T in Ts]}, index=pd.Index(Ts, name="T"))
+ax = df.plot(loglog=True, style=["o", "k--"])
+ax.set_ylabel("fraction of impossible sentences")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_impossible_fraction", "seaborn_scatter_and_line", """
+import numpy as np
+import seaborn as sns
+ax = sns.scatterplot(x=Ts, y=impossible, s=60, label="measured")
+sns.lineplot(x=Ts, y=0.32 / np.array(Ts), color="k", label="0.32/T", ax=ax)
+ax.set(xscale="log", yscale="log", xlabel="T", ylabel="impossible fraction")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_impossible_fraction", "seaborn_lineplot_long_hue", """
+import pandas as pd
+import seaborn as sns
+long = pd.DataFrame({"T": Ts + Ts, "fraction": impossible + [0.32 / T for T in Ts],
+                     "curve": ["measured"] * len(Ts) + ["0.32 / T"] * len(Ts)})
+ax = sns.lineplot(data=long, x="T", y="fraction", hue="curve", style="curve", markers=True)
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_ylabel("fraction neither real sentence")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_impossible_fraction", "pandas_series_logx_logy", """
+import pandas as pd
+measured = pd.Series(impossible, index=Ts, name="undiffusion")
+theory = pd.Series([0.32 / T for T in Ts], index=Ts, name="0.32/T")
+ax = measured.plot(logx=True, logy=True, marker="s", linestyle="none", legend=True)
+theory.plot(ax=ax, logx=True, logy=True, style="r-", legend=True)
+ax.set_xlabel("T")
+ax.set_ylabel("fraction impossible")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 GREEDY_RUNS = [
@@ -752,6 +1021,25 @@ for run in range(3):
     print(f"run {run + 1}")
     print("\\n".join("   " + s for s in greedy_history()))
 """),
+    Honest("show_greedy_runs", "ipython_display_each_step", """
+from IPython.display import display
+for run in range(3):
+    display(f"run {run + 1}")
+    x = torch.full((4,), MASK)
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        display(Decode(x))
+""", "shown"),
+    Honest("show_greedy_runs", "pandas_table_last_expression", """
+import pandas as pd
+rows = []
+for run in range(1, 4):
+    x = torch.full((4,), MASK)
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        rows.append((run, t - 1, Decode(x)))
+pd.DataFrame(rows, columns=["run", "t", "sentence"])
+""", "pandas-seaborn"),
 ]
 
 GREEDY_BARS = [
@@ -845,6 +1133,41 @@ plt.title("greedy undiffusion")
 plt.legend()
 plt.show()
 """),
+    Honest("plot_greedy_bars", "pandas_series_bar_per_axes", """
+import pandas as pd
+fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+for ax, T in zip(axes, (1, 2, 4)):
+    pd.Series(greedy_by_T[T]).plot.bar(ax=ax, rot=0, title=f"T = {T}")
+    ax.set_ylabel("count")
+plt.tight_layout()
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_greedy_bars", "seaborn_catplot_col_T", """
+import pandas as pd
+import seaborn as sns
+long = pd.DataFrame([{"T": T, "sentence": s, "count": n} for T, made in greedy_by_T.items() for s, n in made.items()])
+g = sns.catplot(data=long, x="sentence", y="count", col="T", kind="bar", height=3.5)
+g.set_axis_labels("sentence", "count")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_greedy_bars", "seaborn_countplot_hue_T", """
+import pandas as pd
+import seaborn as sns
+long = pd.DataFrame([{"sentence": s, "run of": f"T = {T}"} for T, made in greedy_by_T.items() for s in made.elements()])
+ax = sns.countplot(data=long, x="sentence", hue="run of")
+ax.set_ylabel("count")
+ax.set_title("greedy undiffusion")
+plt.show()
+""", "pandas-seaborn"),
+    Honest("plot_greedy_bars", "pandas_bar_subplots", """
+import pandas as pd
+df = pd.DataFrame({f"T = {T}": pd.Series(made) for T, made in greedy_by_T.items()})
+axes = df.plot.bar(subplots=True, layout=(1, 3), figsize=(12, 4), rot=0, legend=False,
+                   title=list(df.columns))
+for ax in axes.flat:
+    ax.set_ylabel("runs")
+plt.show()
+""", "pandas-seaborn"),
 ]
 
 HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS

@@ -52,8 +52,8 @@ DATA = {
 }
 
 
-def _alternatives(cell, prefix="", **bodies):
-    return [Honest(cell, name, prefix + dedent(body)) for name, body in bodies.items()]
+def _alternatives(cell, prefix="", kind="matplotlib", **bodies):
+    return [Honest(cell, name, prefix + dedent(body), kind) for name, body in bodies.items()]
 
 
 HONEST = []
@@ -531,6 +531,269 @@ HONEST += _alternatives(
             stories = [fill(p) for _ in range(3)]
             for s in stories:
                 print(f'"{s}"')
+        """,
+)
+
+# Drawn with pandas and seaborn (Colab has both), and shown without print (a cell's last expression,
+# display(...)), as students who know those tools would.
+HONEST += _alternatives(
+    "plot_two_sentence_loss", kind="pandas-seaborn",
+    pandas_series_rolling_beside_raw="""\
+        import pandas as pd
+        loss = pd.Series(losses, name="loss")
+        ax = loss.plot(alpha=0.3, figsize=(7, 4), label="each step")
+        loss.rolling(100).mean().plot(ax=ax, lw=2, label="rolling mean, 100 steps")
+        ax.axhline(entropy, color="k", ls="--", label=f"entropy {entropy:.2f}")
+        ax.set_xlabel("step"); ax.set_ylabel("loss"); ax.legend()
+        plt.show()
+        """,
+    dataframe_plot_min_periods="""\
+        import pandas as pd
+        df = pd.DataFrame({"loss": losses})
+        df["running mean (100)"] = df["loss"].rolling(window=100, min_periods=1).mean()
+        ax = df.plot(xlabel="training step", ylabel="diffusion loss", title="two sentences")
+        ax.axhline(entropy, color="red", linestyle=":", label="entropy 0.50")
+        ax.legend()
+        """,
+    seaborn_lineplot_long_form_hue="""\
+        import pandas as pd
+        import seaborn as sns
+        df = pd.DataFrame({"step": range(len(losses)), "each step": losses})
+        df["average of 100 steps"] = df["each step"].rolling(100, min_periods=1).mean()
+        long = df.melt(id_vars="step", var_name="curve", value_name="loss")
+        ax = sns.lineplot(data=long, x="step", y="loss", hue="curve")
+        ax.axhline(entropy, color="gray", ls="--", label="entropy")
+        ax.legend()
+        plt.show()
+        """,
+    seaborn_lineplot_average_only="""\
+        import numpy as np
+        import pandas as pd
+        import seaborn as sns
+        smooth = pd.Series(losses).rolling(100, min_periods=1).mean()
+        sns.lineplot(x=np.arange(len(losses)), y=smooth.values, errorbar=None, label="loss, 100-step average")
+        plt.axhline(entropy, ls="--", c="C3", label="entropy of p_init")
+        plt.xlabel("step"); plt.ylabel("loss"); plt.legend()
+        """,
+    seaborn_scatter_raw_line_average="""\
+        import pandas as pd
+        import seaborn as sns
+        df = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
+        df["running mean"] = df["loss"].rolling(100, min_periods=1).mean()
+        fig, ax = plt.subplots(figsize=(8, 4))
+        sns.scatterplot(data=df, x="step", y="loss", s=8, alpha=0.3, ax=ax, label="loss of one batch")
+        sns.lineplot(data=df, x="step", y="running mean", ax=ax, color="C1", label="running mean over 100 steps")
+        ax.axhline(entropy, color="k", ls="--", label="entropy 0.50")
+        ax.set_ylabel("loss"); ax.legend()
+        """,
+    pandas_subplots_raw_and_average="""\
+        import pandas as pd
+        s = pd.Series(losses)
+        df = pd.DataFrame({"loss": s, "loss, mean of 100 steps": s.rolling(100, min_periods=1).mean()})
+        axes = df.plot(subplots=True, figsize=(7, 6), xlabel="step", ylabel="loss")
+        for ax in axes:
+            ax.axhline(entropy, color="k", ls=":", label="entropy")
+        plt.tight_layout()
+        """,
+)
+
+HONEST += _alternatives(
+    "show_bayes_comparison", kind="shown",
+    rows_as_the_last_expression="""\
+        rows = [("x_t", "net cat", "net box", "Bayes cat", "Bayes box")]
+        for s in sentences:
+            x = Encode(s)
+            n, b = GuessNet(x)[1], GuessX0_two(x)[1]
+            rows.append((s, round(float(n[cat]), 3), round(float(n[box]), 3),
+                         round(float(b[cat]), 3), round(float(b[box]), 3)))
+        rows
+        """,
+    display_imported_one_line_each="""\
+        from IPython.display import display
+        for s in sentences:
+            x = Encode(s)
+            n, b = GuessNet(x)[1], GuessX0_two(x)[1]
+            display(f"{s}: network cat {n[cat]:.3f} box {n[box]:.3f} | Bayes cat {b[cat]:.3f} box {b[box]:.3f}")
+        """,
+)
+HONEST += _alternatives(
+    "show_bayes_comparison", kind="pandas-seaborn",
+    dataframe_last_expression="""\
+        import pandas as pd
+        table = pd.DataFrame(
+            [[float(GuessNet(Encode(s))[1, cat]), float(GuessNet(Encode(s))[1, box]),
+              float(GuessX0_two(Encode(s))[1, cat]), float(GuessX0_two(Encode(s))[1, box])] for s in sentences],
+            index=sentences, columns=["net cat", "net box", "Bayes cat", "Bayes box"])
+        table.index.name = "x_t"
+        table.round(3)
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="pandas-seaborn",
+    pandas_grouped_bars="""\
+        import pandas as pd
+        top = top_with_real(5)
+        counts = pd.Series(outcomes, dtype=float)
+        table = pd.DataFrame({"network": [counts.get(s, 0) / total for s in top]
+                                         + [counts.drop(top, errors="ignore").sum() / total],
+                              "p_init": [truth.get(s, 0.0) for s in top] + [0.0]},
+                             index=top + ["other"])
+        ax = table.plot.bar(rot=30, figsize=(8, 4))
+        ax.set_ylabel("share of the sentences")
+        plt.tight_layout()
+        """,
+    value_counts_barh_percent="""\
+        import pandas as pd
+        keep = top_with_real(4)
+        made = pd.Series(list(outcomes.elements()))
+        made = made.where(made.isin(keep), "other")
+        pct = (made.value_counts(normalize=True) * 100).reindex(keep + ["other"], fill_value=0)
+        ax = pct.plot.barh(color="C0", label="network, T = 20")
+        real = [keep.index(s) for s in truth]
+        ax.plot([100 * truth[s] for s in truth], real, "r|", ms=20, mew=3, label="p_init")
+        ax.invert_yaxis()
+        ax.set_xlabel("% of the sentences"); ax.legend()
+        """,
+    seaborn_barplot_hue_long_form="""\
+        import pandas as pd
+        import seaborn as sns
+        top = top_with_real(5)
+        names = top + ["other"]
+        share = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        rows = [{"sentence": n, "source": "network", "probability": v} for n, v in zip(names, share)]
+        rows += [{"sentence": n, "source": "p_init", "probability": p} for n, p in truth.items()]
+        ax = sns.barplot(data=pd.DataFrame(rows), x="sentence", y="probability", hue="source", order=names)
+        ax.tick_params(axis="x", rotation=30)
+        plt.tight_layout()
+        """,
+    seaborn_countplot_hue_counts="""\
+        import pandas as pd
+        import seaborn as sns
+        keep = top_with_real(4)
+        order = keep + ["other"]
+        df = pd.DataFrame({"sentence": [s if s in keep else "other" for s in outcomes.elements()]})
+        df["kind"] = df["sentence"].map(lambda s: "a sentence of p_init" if s in truth else "made up")
+        ax = sns.countplot(data=df, x="sentence", hue="kind", order=order)
+        for s, p in truth.items():
+            ax.plot(order.index(s), p * total, "k_", ms=40, mew=3, label=f"p_init x {total}" if p == 0.8 else None)
+        ax.set_ylabel(f"count out of {total}")
+        ax.tick_params(axis="x", rotation=20)
+        ax.legend()
+        """,
+    seaborn_histplot_categorical_shares="""\
+        import pandas as pd
+        import seaborn as sns
+        order = top_with_real(5) + ["other"]
+        made = [s if s in order else "other" for s in outcomes.elements()]
+        ax = sns.histplot(x=pd.Categorical(made, categories=order), stat="probability", shrink=0.8,
+                          label="sentences of the network")
+        ax.scatter([order.index(s) for s in truth], list(truth.values()), color="red", marker="D", zorder=3,
+                   label="p_init")
+        ax.set_xlabel("sentence"); ax.set_ylabel("share")
+        ax.tick_params(axis="x", rotation=30)
+        ax.legend()
+        """,
+    series_bar_and_short_hlines="""\
+        import pandas as pd
+        top = top_with_real(3)
+        share = pd.Series({s: outcomes[s] / total for s in top})
+        share["other"] = 1 - share.sum()
+        ax = share.plot(kind="bar", color="lightgray", edgecolor="k", rot=15, label="network")
+        for i, s in enumerate(share.index):
+            if s in truth:
+                ax.hlines(truth[s], i - 0.4, i + 0.4, colors="C3", lw=3, label="p_init" if i == 0 else None)
+        ax.set_ylabel("fraction"); ax.legend()
+        """,
+)
+
+HONEST += _alternatives(
+    "show_untrained_story", kind="shown",
+    display_size_story_last_expression="""\
+        x = torch.full((32,), STORY_MASK)
+        for t in range(32, 0, -1):
+            x = Undiffuse(x, t, GuessStory, STORY_MASK)
+        display(f"{n_params / 1e6:.2f} million parameters")
+        StoryText(x)
+        """,
+    tuple_last_expression="""\
+        x = torch.full((32,), STORY_MASK)
+        for t in range(32, 0, -1):
+            x = Undiffuse(x, t, GuessStory, STORY_MASK)
+        f"size: {n_params / 1e6:.1f}M parameters", StoryText(x)
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_story_loss", kind="pandas-seaborn",
+    pandas_series_divided_by_32="""\
+        import pandas as pd
+        per_tok = pd.Series(story_losses) / 32
+        ax = per_tok.plot(alpha=0.3, label="loss per token")
+        per_tok.rolling(100, min_periods=1).mean().plot(ax=ax, label="running average (100)")
+        ax.axhline(NO_IDEA, color="r", ls="--", label="uniform guess")
+        ax.axhline(WORD_FREQUENCIES, color="g", ls="--", label="word frequencies")
+        ax.set_xlabel("step"); ax.set_ylabel("loss per token"); ax.legend()
+        """,
+    pandas_rolling_without_min_periods="""\
+        import pandas as pd
+        s = pd.Series(per_token)
+        ax = s.plot(color="C0", alpha=0.4, label="each step")
+        s.rolling(100).mean().plot(ax=ax, color="C0", lw=2, label="mean of the last 100 steps")
+        ax.axhline(NO_IDEA, color="C3", label=f"no idea: log |V| = {NO_IDEA:.2f}")
+        ax.axhline(WORD_FREQUENCIES, color="C2", label=f"word frequencies {WORD_FREQUENCIES:.2f}")
+        ax.set(xlabel="training step", ylabel="loss / token")
+        ax.legend()
+        """,
+    dataframe_levels_as_columns="""\
+        import pandas as pd
+        df = pd.DataFrame({"loss per token": per_token})
+        df["running average"] = df["loss per token"].rolling(100, min_periods=1).mean()
+        df["uniform guess"] = NO_IDEA
+        df["word frequencies"] = WORD_FREQUENCIES
+        df.plot(style=["-", "-", "--", ":"], xlabel="step", ylabel="loss per token", figsize=(8, 4))
+        plt.show()
+        """,
+    seaborn_lineplot_hue_long_form="""\
+        import pandas as pd
+        import seaborn as sns
+        df = pd.DataFrame({"step": range(len(per_token)), "per step": per_token})
+        df["running average"] = df["per step"].rolling(100, min_periods=1).mean()
+        long = df.melt("step", var_name="what", value_name="loss per token")
+        sns.lineplot(data=long, x="step", y="loss per token", hue="what")
+        plt.axhline(NO_IDEA, ls="--", color="k", label="uniform guess")
+        plt.axhline(WORD_FREQUENCIES, ls=":", color="k", label="word frequencies")
+        plt.legend()
+        """,
+    seaborn_wide_form_and_hlines="""\
+        import pandas as pd
+        import seaborn as sns
+        wide = pd.DataFrame({"loss per token": per_token})
+        wide["average over 100 steps"] = wide["loss per token"].rolling(100, min_periods=1).mean()
+        ax = sns.lineplot(data=wide)
+        ax.hlines([NO_IDEA, WORD_FREQUENCIES], 0, len(wide) - 1, colors=["C3", "C2"], linestyles="dashed")
+        ax.set_xlabel("step"); ax.set_ylabel("loss per token (nats)")
+        """,
+)
+
+HONEST += _alternatives(
+    "show_prompt_stories", prefix=_FILL, kind="shown",
+    list_last_expression="""\
+        [fill(p) for p in (p1, p2, p3) for _ in range(3)]
+        """,
+    display_builtin_loop="""\
+        for p in (p1, p2, p3):
+            for _ in range(3):
+                display(fill(p))
+        """,
+)
+HONEST += _alternatives(
+    "show_prompt_stories", prefix=_FILL, kind="pandas-seaborn",
+    dataframe_to_string="""\
+        import pandas as pd
+        df = pd.DataFrame({"prompt": [k for k in (1, 2, 3) for _ in range(3)],
+                           "story": [fill(p) for p in (p1, p2, p3) for _ in range(3)]})
+        print(df.to_string(index=False))
         """,
 )
 

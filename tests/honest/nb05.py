@@ -18,8 +18,8 @@ DATA = {
 }
 
 
-def _alternatives(cell, **bodies):
-    return [Honest(cell, name, dedent(body)) for name, body in bodies.items()]
+def _alternatives(cell, prefix="", kind="matplotlib", **bodies):
+    return [Honest(cell, name, prefix + dedent(body), kind) for name, body in bodies.items()]
 
 
 HONEST = []
@@ -269,5 +269,149 @@ HONEST += _alternatives(
         rows = sample(denoiser, prompts, list(setup.values()), 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for p, row in zip(setup, rows.cpu()):
             print(f"prompt {p.strip() or '(none)'!r}: {Show(row)}")
+        """,
+)
+
+# Drawn with pandas and seaborn (Colab has both), and shown without print (a cell's last expression,
+# display(...)), as students who know those tools would.
+HONEST += _alternatives(
+    "show_first_pass", kind="shown",
+    display_imported_each_part="""\
+        from IPython.display import display
+        display(canvas.shape)
+        display(probabilities.shape)
+        display(probabilities[0, 0].sum())
+        display([(vocab[i], round(p, 3)) for i, p in zip(top_id[0].tolist(), top_probability[0].tolist())])
+        display(canvas)
+        """,
+    dict_last_expression="""\
+        {"canvas shape": tuple(canvas.shape),
+         "distributions shape": tuple(probabilities.shape),
+         "sum of one distribution": probabilities[0, 0].sum().item(),
+         "top candidates": [(vocab[i], round(p, 3)) for i, p in zip(top_id[0].tolist(), top_probability[0].tolist())],
+         "canvas all masks": bool((canvas == MASK_ID).all())}
+        """,
+)
+HONEST += _alternatives(
+    "show_first_pass", kind="pandas-seaborn",
+    dataframe_printed="""\
+        import pandas as pd
+        print("canvas shape:", tuple(canvas.shape))
+        print("distributions shape:", tuple(probabilities.shape))
+        print("sum of one distribution:", round(float(probabilities[0, 0].sum()), 4))
+        df = pd.DataFrame({"top candidate": [vocab[i] for i in top_id[0].tolist()],
+                           "probability": top_probability[0].numpy()})
+        df.index.name = "position"
+        print(df)
+        print("canvas still all masks:", bool((canvas == MASK_ID).all()))
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_confidence", kind="pandas-seaborn",
+    pandas_subplots_row="""\
+        import pandas as pd
+        df = pd.DataFrame({kind: scores[kind].numpy() for kind in kinds})
+        df.index.name = "position"
+        axes = df.plot(subplots=True, layout=(1, 3), figsize=(13, 3), marker="o", sharex=False,
+                       legend=False, title=list(kinds))
+        for ax, kind in zip(axes.flat, kinds):
+            ax.set_ylabel(f"{kind} score")
+        plt.tight_layout()
+        """,
+    seaborn_relplot_line_facets="""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.DataFrame([{"position": i, "score": float(scores[k][i]), "kind": k}
+                             for k in kinds for i in range(12)])
+        g = sns.relplot(data=long, x="position", y="score", col="kind", col_order=list(kinds), kind="line",
+                        marker="o", height=3, facet_kws={"sharey": False})
+        g.set_titles("{col_name}")
+        for ax, kind in zip(g.axes.flat, kinds):
+            ax.set_xlabel("position"); ax.set_ylabel(f"{kind} confidence")
+        """,
+    seaborn_catplot_bars_fitted_ylim="""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.DataFrame({"position": list(range(12)) * 3,
+                             "score": torch.cat([scores[k] for k in kinds]).numpy(),
+                             "kind": [k for k in kinds for _ in range(12)]})
+        g = sns.catplot(data=long, x="position", y="score", col="kind", kind="bar", sharey=False, height=3)
+        for ax, kind in zip(g.axes.flat, kinds):
+            s = scores[kind]
+            pad = 0.1 * float(s.max() - s.min()) + 1e-6
+            ax.set_ylim(float(s.min()) - pad, float(s.max()) + pad)
+            ax.set_title(kind); ax.set_xlabel("position"); ax.set_ylabel("score")
+        """,
+    seaborn_facetgrid_scatter_ranked="""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.concat([pd.DataFrame({"position": range(12), "score": scores[k].numpy(), "kind": k}) for k in kinds])
+        ranked = long.sort_values("score", ascending=False)   # the surest positions first
+        g = sns.FacetGrid(ranked, col="kind", col_order=list(kinds), sharey=False, height=3)
+        g.map_dataframe(sns.scatterplot, x="position", y="score")
+        g.set_titles("{col_name}")
+        for ax in g.axes.flat:
+            ax.set_xlabel("position"); ax.set_ylabel("confidence score")
+        """,
+    seaborn_scatterplot_panels="""\
+        import seaborn as sns
+        fig, axes = plt.subplots(1, 3, figsize=(12, 3))
+        for ax, kind in zip(axes, kinds):
+            sns.scatterplot(x=list(range(12)), y=scores[kind].numpy(), ax=ax, s=50)
+            ax.set(title=kind, xlabel="position", ylabel="confidence")
+        plt.tight_layout()
+        """,
+    seaborn_pointplot_panels="""\
+        import seaborn as sns
+        fig, axes = plt.subplots(1, 3, figsize=(13, 3))
+        for ax, kind in zip(axes, kinds):
+            sns.pointplot(x=list(range(12)), y=scores[kind].tolist(), ax=ax, color="C2")
+            ax.set_title(kind); ax.set_xlabel("position"); ax.set_ylabel(kind)
+        plt.tight_layout()
+        """,
+)
+
+HONEST += _alternatives(
+    "show_worked_example", kind="shown",
+    tensor_last_expression=f"""\
+        {_EXAMPLE}
+        """,
+    display_builtin_tolist=f"""\
+        result = {_EXAMPLE}
+        display(result.tolist())
+        """,
+)
+HONEST += _alternatives(
+    "show_worked_example", kind="pandas-seaborn",
+    dataframe_last_expression=f"""\
+        import pandas as pd
+        pd.DataFrame({_EXAMPLE}.numpy())
+        """,
+)
+
+_BATCH = """\
+prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog"), torch.tensor([], dtype=torch.long),
+           torch.tensor([], dtype=torch.long)]
+rows = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
+"""
+
+HONEST += _alternatives(
+    "show_batch_stories", prefix=_BATCH, kind="shown",
+    list_last_expression="""\
+        [Show(row) for row in rows]
+        """,
+    display_builtin_each_row="""\
+        for row in rows:
+            display(Show(row))
+        """,
+)
+HONEST += _alternatives(
+    "show_batch_stories", prefix=_BATCH, kind="pandas-seaborn",
+    dataframe_full_width="""\
+        import pandas as pd
+        df = pd.DataFrame({"length": [32, 32, 20, 12], "story": [Show(row) for row in rows]})
+        with pd.option_context("display.max_colwidth", None):
+            print(df)
         """,
 )

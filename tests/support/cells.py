@@ -2,6 +2,7 @@
 prints recorded by maskdiff_client.drawn (pyplot's figures are closed at the end of every cell, as
 Jupyter's inline backend does). The plot checks' tests use it to run the reference's plot cells and
 the plot mutants without starting a kernel."""
+import ast
 import contextlib
 import copy
 import io
@@ -21,22 +22,63 @@ SOURCE = Path(__file__).resolve().parents[2] / "source" / "maskdiff"
 
 
 def run_cell(source, namespace):
-    """Execute one cell's source like a kernel: returns the record of what it drew and printed."""
+    """Execute one cell's source like a kernel: returns the record of what it drew, printed and showed
+    (its last expression, unless the line ends with ';', and display(...), the builtin of Jupyter or
+    IPython.display's)."""
     drawn._watch_closing()
     drawn._before_cell()
     raised = None
     try:
-        with contextlib.redirect_stderr(io.StringIO()):  # tqdm's bars
-            exec(compile(source, "<cell>", "exec"), namespace)
+        body, last = _split_last_expression(source)
+        with contextlib.redirect_stderr(io.StringIO()), _displaying(namespace):  # tqdm's bars
+            exec(compile(body, "<cell>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(last, "<cell>", "eval"), namespace)
+                if value is not None:
+                    drawn.shown(value)
     except Exception as err:  # noqa: BLE001 - a kernel shows the error and goes on
         raised = err
     finally:
         plt.show()            # the inline backend shows (and closes) every figure left open
         plt.close("all")
-        drawn._after_cell()
+        drawn._after_cell(types.SimpleNamespace(error_in_exec=raised))
     record = drawn.last_cell()
     record.raised = raised
     return record
+
+
+def _split_last_expression(source):
+    """(the cell without its last statement, that statement as an expression) when IPython would show
+    it (an expression statement not ended by ';'), else (the whole cell, None)."""
+    tree = ast.parse(source)
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr) or source.rstrip().endswith(";"):
+        return tree, None
+    last = ast.Expression(tree.body.pop().value)
+    return tree, last
+
+
+@contextlib.contextmanager
+def _displaying(namespace):
+    """display(...) as in a kernel: the builtin name, and IPython.display's function, record what they show."""
+    import builtins
+
+    from IPython.core import display_functions
+    from IPython import display as ipython_display
+
+    def display(*values, **_):
+        for value in values:
+            drawn.shown(value)
+
+    saved = (getattr(builtins, "display", None), display_functions.display, ipython_display.display)
+    builtins.display = display_functions.display = ipython_display.display = display
+    try:
+        yield
+    finally:
+        if saved[0] is None:
+            del builtins.display
+        else:
+            builtins.display = saved[0]
+        display_functions.display, ipython_display.display = saved[1:]
 
 
 def notebook_cells(name):

@@ -1,0 +1,176 @@
+"""The grader reads what Colab shows: values left as a cell's last expression or passed to display(...)
+count as the printout (maskdiff_client/drawn.py), drawings made with pandas and seaborn are read like
+matplotlib's own (grading/plots.py), and a cell that stops at importing a module Colab has and the
+grader lacks goes to a person, named in the summary (maskdiff_solutions/colab.py)."""
+import json
+import subprocess
+import sys
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from maskdiff_client import drawn  # noqa: E402
+from maskdiff_solutions import colab  # noqa: E402
+from maskdiff_solutions.course import summary  # noqa: E402
+from maskdiff_solutions.course.rows import Report, Row  # noqa: E402
+from maskdiff_solutions.grading import plots  # noqa: E402
+from maskdiff_solutions.grading.core import Failure, Review  # noqa: E402
+
+# A real IPython shell, as the kernel has: the recorder watches its display formatter.
+SHELL = textwrap.dedent("""
+    import json, sys
+    from IPython.core.interactiveshell import InteractiveShell
+    import matplotlib
+    matplotlib.use("Agg")
+    shell = InteractiveShell.instance()
+    # a kernel sends what it shows to the page as messages; this terminal shell would print it ("Out[1]:")
+    shell.displayhook.write_output_prompt = shell.displayhook.write_format_data = lambda *a, **k: None
+    shell.display_pub.publish = lambda *a, **k: None
+    from maskdiff_client import drawn
+    assert drawn.install(shell)
+    records = []
+    for source in json.load(open(sys.argv[1])):
+        shell.run_cell(source)
+        cell = drawn.last_cell()
+        records.append({"printed": "".join(cell.printed), "figures": len(cell.figures), "rich": cell.rich,
+                        "error": cell.error})
+    print("RECORDS", json.dumps(records))
+""")
+
+CELLS = [
+    "import collections\ncollections.Counter(['the cat sat', 'the cat sat', 'a box'])",
+    "import pandas as pd\ndf = pd.DataFrame({'t': [1, 2], 'P(cat)': [0.8, 1.0]})\ndisplay(df)\nprint('after')",
+    "'once upon a time\\nthere was a cat'",
+    "x = 3",
+    "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nfig",
+    "from matplotlib.figure import Figure\nf = Figure()\nf.subplots().plot([3, 4])\nf",
+    "from IPython.display import display\nimport plotly.express as px\ndisplay(px.line(x=[1, 2], y=[3, 4]))",
+    "import tensorflow_of_nobody",
+    "import pandas as pd\npd.DataFrame({'a': [1, 2]}).style.format('{:.1f}')",
+    "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+]
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shell")
+    (folder / "cells.json").write_text(json.dumps(CELLS))
+    done = subprocess.run([sys.executable, "-c", SHELL, str(folder / "cells.json")], capture_output=True,
+                          text=True, timeout=300, env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+    line = [x for x in done.stdout.splitlines() if x.startswith("RECORDS ")]
+    assert line, (done.stdout[-2000:], done.stderr[-2000:])
+    return json.loads(line[0][len("RECORDS "):])
+
+
+def test_a_last_expression_and_display_count_as_the_printout(shown):
+    assert "Counter({'the cat sat': 2, 'a box': 1})" in shown[0]["printed"]
+    table = shown[1]["printed"]
+    assert "P(cat)" in table and "0.8" in table and table.index("P(cat)") < table.index("after")
+    assert shown[2]["printed"] == "once upon a time\nthere was a cat\n"   # a string as it reads
+    assert "a  1.0" in " ".join(shown[8]["printed"].split("\n")) or "1.0" in shown[8]["printed"]  # HTML only
+
+
+def test_a_figure_shown_as_the_last_expression_is_kept(shown):
+    assert shown[4]["figures"] == 1 and shown[5]["figures"] == 1
+    assert shown[9]["printed"] == ""   # the Line2D list plt.plot returns is not a printout
+
+
+def test_a_chart_of_another_library_is_named_not_read(shown):
+    assert shown[6]["rich"] and shown[6]["rich"][0].startswith("plotly") and shown[6]["printed"] == ""
+
+
+def test_the_error_a_cell_stopped_on_is_kept(shown):
+    assert shown[7]["error"] == {"type": "ModuleNotFoundError", "module": "tensorflow_of_nobody"}
+
+
+class Handed:   # a drawing cell's record as the checker receives it
+    def __init__(self, data):
+        self.data = data
+
+    def drive(self, _):
+        return self.data
+
+
+def read(make):
+    plt.close("all")
+    make()
+    fig = plt.gcf()
+    data = {"figures": [drawn.figure_data(fig)], "printed": ""}
+    plt.close("all")
+    return plots.Drawing(data)
+
+
+SAMPLES = pd.DataFrame({"n": np.r_[np.repeat(np.arange(5), [1, 4, 6, 4, 1]), np.repeat(np.arange(5), [2, 3, 6, 3, 2])],
+                        "how": ["slow"] * 16 + ["fast"] * 16})
+
+
+def test_seaborn_bars_are_named_by_their_legend_and_its_blank_patches_are_not_bars():
+    drawing = read(lambda: sns.countplot(data=SAMPLES, x="n", hue="how"))
+    bars = {s.label: plots.bar_heights(s, list(range(5))) for _, s in drawing.series()}
+    assert set(bars) == {"slow", "fast"}
+    assert list(bars["slow"]) == [1, 4, 6, 4, 1] and list(bars["fast"]) == [2, 3, 6, 3, 2]
+
+
+@pytest.mark.parametrize("element", ["bars", "step"])
+def test_seaborn_histograms_with_hue_are_read_as_counts(element):
+    drawing = read(lambda: sns.histplot(data=SAMPLES, x="n", hue="how", discrete=True, element=element))
+    bars = {s.label: list(plots.bar_heights(s, list(range(5)))) for _, s in drawing.series()}
+    assert bars == {"slow": [1, 4, 6, 4, 1], "fast": [2, 3, 6, 3, 2]} and not drawing.unread()
+
+
+def test_a_curve_is_read_as_pairs_and_its_confidence_band_is_no_unread_artist():
+    long = pd.DataFrame({"t": np.tile([3, 1, 2], 4), "p": np.r_[np.full(3, 0.2), np.full(3, 0.4), [0.1] * 3, [0.5] * 3]})
+    drawing = read(lambda: sns.lineplot(data=long, x="t", y="p"))
+    (_, curve), = drawing.series()
+    assert list(curve.x) == [1, 2, 3] and np.allclose(curve.y, 0.3) and not drawing.unread()
+    alone = read(lambda: plt.fill_between([0, 1, 2], [0, 0.1, 0], [1, 0.9, 1]))
+    assert alone.unread() == ["a filled area"]
+
+
+def test_seaborn_barplots_error_bars_and_a_heatmap():
+    drawing = read(lambda: sns.barplot(x=["a", "b", "a", "b"], y=[3, 4, 5, 6]))
+    assert [s.kind for _, s in drawing.series()] == ["bars"] and drawing.axes[0].vlines
+    assert "QuadMesh" in read(lambda: sns.heatmap(np.eye(2))).unread()   # not read: a person decides
+
+
+def test_a_drawing_that_needs_a_module_colab_has_and_the_grader_lacks_goes_to_review():
+    lacking = {"figures": [], "printed": "", "error": {"type": "ModuleNotFoundError", "module": "tensorflow.keras"}}
+    with pytest.raises(Review, match="the grader lacks tensorflow, which Colab has"):
+        plots.Drawing.of(Handed(lacking))
+    for module in ("pandas", "nothing_colab_has"):  # installed here, or not Colab's: the student's own error
+        drawing = plots.Drawing.of(Handed({**lacking, "error": {"type": "ModuleNotFoundError", "module": module}}))
+        with pytest.raises(Failure) as failed:
+            drawing.need_axes("a curve")
+        assert not isinstance(failed.value, Review)
+
+
+def test_a_chart_the_reader_cannot_read_goes_to_review_and_nothing_shown_fails():
+    chart = plots.Drawing({"figures": [], "printed": "", "rich": ["plotly.graph_objs._figure.Figure"]})
+    with pytest.raises(Review, match="plotly"):
+        chart.need_axes("a curve")
+    with pytest.raises(Review, match="plotly"):
+        chart.need_printed("print the Counter")
+    with pytest.raises(Failure, match="printed nothing and showed no value; print the Counter"):
+        plots.Drawing({"figures": [], "printed": ""}).need_printed("print the Counter")
+
+
+def test_the_summary_names_each_module_the_grader_lacks_once(tmp_path):
+    reason = "test_plot_schedule: " + colab.sentence("tensorflow")
+    rows = [Row(s, "01_noise_for_words", "graded", 2.0, 3.0, reason=reason, review="test_plot_schedule")
+            for s in ("ann", "bob")]
+    text = summary.text(Report(rows, tmp_path / "grades.csv", tmp_path))
+    assert text.count("the grader lacks tensorflow, which Colab has") == 1
+
+
+def test_colabs_list_installs_what_students_reach_for():
+    assert {"pandas", "seaborn", "scipy"} <= set(colab.installed())
+    assert colab.modules()["tensorflow"] == "colab-only" and colab.lacking("pandas") is None
+    requirements = (colab.LIST.parents[1] / "requirements.txt").read_text()
+    assert f"-r {colab.LIST.relative_to(colab.LIST.parents[1])}" in requirements
