@@ -293,6 +293,8 @@ def _text_shown(value, formats):
     HTML; None for things with no text (charts, images)."""
     if isinstance(value, str):
         return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return "\n".join(value)   # strings, one a line, as they read (stories, sentences)
     if _is_chart(value, formats):
         return None
     plain, rich_html = formats.get("text/plain"), formats.get("text/html")
@@ -357,6 +359,7 @@ def _line(ax, line):
     out = {"x": _floats(line.get_xdata(orig=False)), "y": _floats(line.get_ydata(orig=False)),
            "label": _text(line.get_label()),
            "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
+           "drawstyle": _text(line.get_drawstyle(), 20),
            "in_data": line.get_transform() is ax.transData}
     if hasattr(line, "get_xy1") and hasattr(line, "get_slope"):  # ax.axline: two points of an endless line
         (x1, y1), xy2, slope = line.get_xy1(), line.get_xy2(), line.get_slope()

@@ -81,6 +81,9 @@ class Axes:
             style = {"linestyle": _str(line.get("linestyle")), "marker": _str(line.get("marker")),
                      "axline": bool(line.get("axline")), "scales": (self.xscale, self.yscale)}
             self.series.append(Series("line", x, y, _str(line.get("label")), style))
+            steps = _steps_of_line(x, y, _str(line.get("drawstyle")))
+            if steps is not None:   # an outline histogram drawn as a stepped line (seaborn's fill=False)
+                self.series.append(Series("bars", steps[0], steps[2], _str(line.get("label")), {"width": steps[1]}))
         for segments in data.get("segments") or []:   # hlines, vlines, stem's stems
             if not isinstance(segments, dict) or segments.get("role") == "errorbar":
                 continue
@@ -124,7 +127,7 @@ class Axes:
         bands = []
         for polygon in data.get("polygons") or []:
             x, y = _array(polygon.get("x"), "a histogram"), _array(polygon.get("y"), "a histogram")
-            if polygon.get("role") == "fill" and not _rectilinear(x, y):
+            if polygon.get("role") == "fill" and not _steps(x, y):
                 bands.append((np.nanmin(x), np.nanmax(x)) if x.size else (0.0, 0.0))
                 continue
             bars = _steps_of_fill(x, y) if polygon.get("role") == "fill" else _steps_of_polygon(x, y)
@@ -132,8 +135,10 @@ class Axes:
                 self.series.append(Series("bars", bars[0], bars[2], _str(polygon.get("label")), {"width": bars[1]}))
         for points in data.get("points") or []:
             x, y = _array(points.get("x"), "points"), _array(points.get("y"), "points")
-            if x.size == y.size and x.size:
-                self.series.append(Series("points", x, y, _str(points.get("label"))))
+            if x.size == y.size and x.size:   # scattered points have no order: read them along x
+                order = np.argsort(x, kind="stable")
+                self.series.append(Series("points", x[order], y[order], _str(points.get("label"))))
+        self.series = _one_set_of_bars(self.series)
 
         # a filled band (fill_between: seaborn's confidence band) beside a curve over the same x is that
         # curve's uncertainty; a band alone is something the reader cannot read
@@ -143,6 +148,24 @@ class Axes:
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
+
+
+def _one_set_of_bars(series):
+    """Bars that one chart split by colour into several sets at different places (seaborn's `hue=` on the
+    variable the bars are already split by: each colour a set of its own, none sharing a place) are
+    one set of bars: merged, in the place of the first."""
+    bars = [s for s in series if s.kind == "bars" and not s.style.get("horizontal") and "base" in s.style]
+    if len(bars) < 2 or not all(np.allclose(s.style["width"], bars[0].style["width"][0]) for s in bars):
+        return series
+    places = [set(np.round(s.x + s.style["width"] / 2).astype(int)) for s in bars]   # the category each stands at
+    if sum(len(p) for p in places) != len(set().union(*places)) or any(np.any(s.style["base"]) for s in bars):
+        return series
+    x = np.concatenate([s.x for s in bars])
+    order = np.argsort(x, kind="stable")
+    merged = Series("bars", x[order], np.concatenate([s.y for s in bars])[order], "",
+                    {"width": np.concatenate([s.style["width"] for s in bars])[order], "base": np.zeros(x.size)})
+    first = series.index(bars[0])
+    return [merged if i == first else s for i, s in enumerate(series) if not any(s is b for b in bars[1:])]
 
 
 def _tick_labels(ticks):
@@ -161,14 +184,29 @@ def _limits(value):
     return None
 
 
-def _rectilinear(x, y):
-    """Is the outline made of level and upright edges only (a histogram's steps, filled)?"""
+def _steps_of_line(x, y, drawstyle):
+    """A line drawn in steps between bin edges around whole numbers (k - 0.5 to k + 0.5): a histogram's
+    outline, (left edges, widths, heights); None for any other line (a curve drawn in steps at whole
+    numbers stays a curve alone)."""
+    if drawstyle not in ("steps-post", "steps-pre") or x.size < 3 or not np.isfinite(x).all():
+        return None
+    if not np.allclose(x + 0.5, np.round(x + 0.5), atol=1e-9) or np.any(np.diff(x) <= 0):
+        return None
+    heights = y[:-1] if drawstyle == "steps-post" else y[1:]
+    return x[:-1], np.diff(x), np.nan_to_num(heights)
+
+
+def _steps(x, y):
+    """Is a filled outline a histogram's steps: level and upright edges only, and an upright one inside
+    its x range (a band of even width around a curve has none)?"""
     keep = np.isfinite(x) & np.isfinite(y)
     x, y = x[keep], y[keep]
     if x.size < 3:
         return False
     dx, dy = np.diff(x), np.diff(y)
-    return bool(np.all((np.abs(dx) < 1e-12) | (np.abs(dy) < 1e-12)))
+    upright = (np.abs(dx) < 1e-12) & (np.abs(dy) >= 1e-12)
+    inside = (x[:-1] > x.min() + 1e-9) & (x[:-1] < x.max() - 1e-9)
+    return bool(np.all((np.abs(dx) < 1e-12) | (np.abs(dy) < 1e-12)) and np.any(upright & inside))
 
 
 def _steps_of_fill(x, y):

@@ -48,7 +48,7 @@ CELLS = [
     "import collections\ncollections.Counter(['the cat sat', 'the cat sat', 'a box'])",
     "import pandas as pd\ndf = pd.DataFrame({'t': [1, 2], 'P(cat)': [0.8, 1.0]})\ndisplay(df)\nprint('after')",
     "'once upon a time\\nthere was a cat'",
-    "x = 3",
+    "['once upon a time', 'the end']",
     "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([0, 1], [1, 0])\nfig",
     "from matplotlib.figure import Figure\nf = Figure()\nf.subplots().plot([3, 4])\nf",
     "from IPython.display import display\nimport plotly.express as px\ndisplay(px.line(x=[1, 2], y=[3, 4]))",
@@ -74,6 +74,7 @@ def test_a_last_expression_and_display_count_as_the_printout(shown):
     table = shown[1]["printed"]
     assert "P(cat)" in table and "0.8" in table and table.index("P(cat)") < table.index("after")
     assert shown[2]["printed"] == "once upon a time\nthere was a cat\n"   # a string as it reads
+    assert shown[3]["printed"] == "once upon a time\nthe end\n"            # strings, one a line
     assert "a  1.0" in " ".join(shown[8]["printed"].split("\n")) or "1.0" in shown[8]["printed"]  # HTML only
 
 
@@ -116,6 +117,14 @@ def test_seaborn_bars_are_named_by_their_legend_and_its_blank_patches_are_not_ba
     bars = {s.label: plots.bar_heights(s, list(range(5))) for _, s in drawing.series()}
     assert set(bars) == {"slow", "fast"}
     assert list(bars["slow"]) == [1, 4, 6, 4, 1] and list(bars["fast"]) == [2, 3, 6, 3, 2]
+
+
+def test_bars_a_hue_splits_by_colour_without_dodging_are_one_set():
+    made = pd.DataFrame({"sentence": ["a", "b", "c", "d"], "count": [115, 31, 8, 5],
+                         "kind": ["p_init", "p_init", "made up", "made up"]})
+    drawing = read(lambda: sns.barplot(data=made, x="sentence", y="count", hue="kind"))
+    (_, bars), = drawing.series()
+    assert list(plots.bar_heights(bars, [0, 1, 2, 3])) == [115, 31, 8, 5]
 
 
 @pytest.mark.parametrize("element", ["bars", "step"])

@@ -123,6 +123,43 @@ def scratch_cells(nb):
     return nb
 
 
+def colab_style(nb, notebook):
+    """A student who draws with pandas and seaborn and shows results without print, as Colab invites:
+    each drawing cell is its work (the honest catalog's DATA) and the catalog's first pandas-seaborn
+    alternative (a plot) or first value shown without print (a printout)."""
+    from tests.honest import modules
+    module = next((m for m in modules() if m.NOTEBOOK == notebook), None)
+    for cell in nb.cells if module else []:
+        cell_id = notebooks.grade_id(cell)
+        if cell.cell_type != "code" or not notebooks.is_drawing(cell):
+            continue
+        kind = "shown" if cell_id.startswith("show_") else "pandas-seaborn"
+        honest = next(h for h in module.HONEST if h.cell == cell_id and h.kind == kind)
+        cell.source = module.DATA.get(cell_id, "") + honest.source
+    return nb
+
+
+def absent_colab_module():
+    """A module Colab has that this grader lacks (maskdiff_solutions/colab.txt's colab-only lines)."""
+    from maskdiff_solutions import colab
+    return next(name for name, kind in colab.modules().items() if kind == "colab-only" and colab.lacking(name))
+
+
+def lacking_module(nb):
+    """The reference, its first drawing cell importing a module Colab has and the grader lacks."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and notebooks.is_drawing(cell):
+            cell.source = f"import {absent_colab_module()}\n" + cell.source
+            break
+    return nb
+
+
+def first_drawing_test(nb):
+    """[the test cell of the notebook's first drawing], or [] where it has none."""
+    drawings = {notebooks.grade_id(d) for d in nb.cells if notebooks.is_drawing(d)}
+    return [c for c in _tests(nb) if notebooks.grade_id(c)[len("test_"):] in drawings][:1]
+
+
 def bug_notebooks(course, bug):
     """The notebooks whose solution cells define the demo bug's function."""
     return [name for name in course.notebooks()
@@ -191,6 +228,9 @@ def build(course, folder, notebook=None):
             "vandal": ("graded", full, _after(reference(), "setup", new_code_cell(VANDAL))),
             "imports_hidden": ("flagged", 0.0, _import_hidden(reference())),
             "scratch_cells": ("graded", full, scratch_cells(reference())),
+            "colab_style": ("graded", full, colab_style(reference(), name)),
+            # its drawing goes to a person, with no score until then; nothing else changes
+            "lacks_module": ("graded", full - _points(first_drawing_test(release_nb)), lacking_module(reference())),
         }
         # Colab's own file format under the name a second download gets
         cases["colab"] = ("repaired", full, None)
