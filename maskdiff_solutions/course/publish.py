@@ -89,13 +89,17 @@ def title(nb, fallback):
 
 
 def student_requirements(course):
-    """What a student's own machine needs: the course's requirements above its instructors' part,
-    and Jupyter."""
+    """What a student's own machine needs: the course's requirements above its instructors' part (a
+    file it includes with `-r`, Colab's stack, written out: the students' repository holds no file of
+    the instructors'), and Jupyter."""
     kept = []
     for line in (course.root / "requirements.txt").read_text().splitlines():
         if line.strip().lower().startswith("# instructors"):
             break
-        if line.strip() and not line.startswith("#"):
+        if line.strip().startswith("-r "):
+            included = (course.root / line.strip()[3:].strip()).read_text().splitlines()
+            kept += [x.split("#")[0].strip() for x in included if x.split("#")[0].strip()]
+        elif line.strip() and not line.startswith("#"):
             kept.append(line.strip())
     return "# What the notebooks need on your own machine (Colab already has all of it).\n" + \
         "\n".join(kept + ["jupyter"]) + "\n"

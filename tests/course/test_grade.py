@@ -57,6 +57,32 @@ def test_repairs_are_reported_per_student(course, graded_batch, student, words):
     assert words in row.repairs, row
 
 
+def test_pandas_seaborn_and_values_shown_without_print_earn_every_point(course, graded_batch):
+    """The colab_style student drew every drawing of notebook 01 with pandas or seaborn and showed its
+    printout without print (the honest catalog's first such alternatives): full marks, nothing to review."""
+    row = graded_batch[1][("colab_style", course.notebooks()[0][:-len(".ipynb")])]
+    assert (row.status, row.auto_score, row.review) == ("graded", row.auto_max, ""), row
+
+
+def test_a_module_colab_has_and_the_grader_lacks_sends_its_drawing_to_review_and_is_named(course, graded_batch,
+                                                                                          tmp_path):
+    from maskdiff_solutions import colab
+    from tests.support.cases import absent_colab_module
+    stem = course.notebooks()[0][:-len(".ipynb")]
+    row, reference = graded_batch[1][("lacks_module", stem)], graded_batch[1][("reference", stem)]
+    first = next(c for c in notebooks.read(course.release_dir / course.notebooks()[0]).cells
+                 if notebooks.is_drawing(c))
+    assert row.review == f"test_{notebooks.grade_id(first)}" and colab.sentence(absent_colab_module()) in row.reason
+    # nothing else in the notebook changes: every other test scores as the reference's
+    others = {t: got for t, got in graded_batch[2].tests[("lacks_module", stem)].items() if t != row.review}
+    assert others == {t: got for t, got in graded_batch[2].tests[("reference", stem)].items() if t != row.review}
+    points = next(notebooks.nbgrader(c)["points"] for c in notebooks.read(course.release_dir / course.notebooks()[0]).cells
+                  if notebooks.grade_id(c) == row.review)
+    assert (row.auto_score, row.auto_max) == (reference.auto_score - points, reference.auto_max)
+    text = summary.text(graded_batch[2])
+    assert text.count(f"the grader lacks {absent_colab_module()}, which Colab has") == 1
+
+
 def test_handed_in_files_are_never_modified(graded_batch, awkward_batch):
     folder, _, fingerprint = awkward_batch
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == fingerprint

@@ -125,8 +125,13 @@ def test_the_canary_proves_colabs_stack_imports_and_names_a_missing_module(cours
     folder = canary.submission(course, tmp_path, ["01_noise_for_words.ipynb", "03_real_language_model.ipynb"])
     first = notebooks.read(folder / "01_noise_for_words.ipynb")
     drawings = [c for c in first.cells if str(notebooks.grade_id(c) or "").startswith("plot_")]
-    assert all(f"import {name}\n" in drawings[0].source for name in colab.installed())
-    assert not any("import pandas" in c.source for c in drawings[1:])
+    assert all(repr(name) in drawings[0].source for name in colab.installed())
+    assert not any("find_spec" in c.source for c in drawings[1:])
+    # where one cannot be found, the cell stops as its import would
+    proof = drawings[0].source[:drawings[0].source.index("\n", drawings[0].source.index("raise"))]
+    with pytest.raises(ModuleNotFoundError) as stopped:
+        exec(proof.replace(repr(colab.installed()), repr(["no_such_module_of_colab"])), {})
+    assert stopped.value.name == "no_such_module_of_colab"
     lacking = "test_plot_schedule: " + colab.sentence("plotly")
     with pytest.raises(canary.CanaryFailed, match=r"the grader lacks plotly, which Colab has"):
         list(canary.gate(iter([result(canary.STUDENT, score=2.0, reason=lacking)])))
