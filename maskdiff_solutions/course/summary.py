@@ -49,8 +49,9 @@ def text(report):
     lacked = colab.lacked(row.reason for row in report.rows)
     if lacked:
         lines.append(f"the grader lacks {', '.join(lacked)}, which Colab has: drawings that import "
-                     f"{'it' if len(lacked) == 1 else 'them'} went to review; add to maskdiff_solutions/colab.txt "
-                     f"and install ({' '.join(lacked)}) to grade them")
+                     f"{'it' if len(lacked) == 1 else 'them'} went to review; grade them in formgrader, or "
+                     f"install {'it' if len(lacked) == 1 else 'them'} where grading runs "
+                     f"(pip install {' '.join(lacked)}) and grade again")
     statuses = Counter(row.status for row in report.rows)
     lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     if report.answers_optional:
