@@ -54,7 +54,7 @@ def runs_asked(n):
 
 def _few(values, k=4):
     values = [v for v in np.asarray(values, dtype=float) if np.isfinite(v) and v != 0][:k]
-    return ", ".join(f"{v:.4g}" for v in values) + ", ..."
+    return ", ".join(f"{v:.4g}" for v in values) + ", ..." if values else "(none the reader could place)"
 
 
 def masked_counts(outcomes, last):
