@@ -259,13 +259,18 @@ def _figures_in(value, depth=0):
     if module.startswith("seaborn"):   # FacetGrid, PairGrid, JointGrid hold their figure
         figure = getattr(value, "figure", None) or getattr(value, "fig", None)
         return [figure] if figure is not None else []
-    if depth < 2 and isinstance(value, (list, tuple)) or (depth < 2 and module == "numpy" and
-                                                          getattr(value, "dtype", None) == object):
-        found = []
-        for item in list(np.ravel(np.asarray(value, dtype=object)) if module == "numpy" else value)[:MAX_AXES]:
-            found += [f for f in _figures_in(item, depth + 1) if all(f is not g for g in found)]
-        return found
-    return []
+    if depth >= 2:
+        return []
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+    elif module == "numpy" and getattr(value, "dtype", None) == object:   # df.plot(subplots=True)
+        items = list(np.ravel(value))
+    else:
+        return []
+    found = []
+    for item in items[:MAX_AXES]:
+        found += [f for f in _figures_in(item, depth + 1) if all(f is not g for g in found)]
+    return found
 
 
 def _is_quiet(value, depth=0):
