@@ -87,3 +87,56 @@ def test_a_buggy_function_plotted_faithfully_costs_nothing(check, mutant):
     outcome = judge(check, reference_source(notebook, check), ns)
     # A function that raises (or returns something unplottable) leaves nothing to draw: that plot is lost.
     assert outcome.passed or outcome.raised is not None, f"{mutant.name}: {outcome.message}"
+
+
+# A run of notebook 02's last plot under the grader: 400 sentences per T, the counts the reference's
+# rates make likely, and no impossible sentence at T = 50 (about 8 % of runs under the grader).
+ZERO_AT_50 = ("Ts = [1, 2, 4, 10, 20, 50]\n"
+              "fractions = [128 / 400, 64 / 400, 32 / 400, 13 / 400, 6 / 400, 0 / 400]\n")
+ZERO_WAYS = {  # way -> (the drawing, whether it earns the points)
+    "kept_in_the_data": ('plt.loglog(Ts, fractions, "o", label="measured")\n'
+                         'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n', True),
+    "dropped_the_line_reaches_50": ('kept = [(T, f) for T, f in zip(Ts, fractions) if f > 0]\n'
+                                    'plt.loglog(*zip(*kept), "o", label="measured (0 at T = 50 left out)")\n'
+                                    'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n', True),
+    "dropped_an_axline": ('kept = [(T, f) for T, f in zip(Ts, fractions) if f > 0]\n'
+                          'plt.loglog(*zip(*kept), "o", label="measured")\n'
+                          'plt.axline((1, 0.32), (10, 0.032), color="k", label="0.32 / T")\n'
+                          'plt.xlim(0.8, 60)\n', True),
+    "marked_apart": ('kept = [(T, f) for T, f in zip(Ts, fractions) if f > 0]\n'
+                     'plt.loglog(*zip(*kept), "o", label="measured")\n'
+                     'plt.loglog([50], [1e-3], "v", color="C0", label="0 impossible at T = 50")\n'
+                     'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n', True),
+    "marked_in_the_series": ('plt.loglog(Ts, [max(f, 1e-4) for f in fractions], "o", label="measured (0 drawn at 1e-4)")\n'
+                             'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n', True),
+    "nan_for_zero": ('plt.loglog(Ts, [f if f > 0 else float("nan") for f in fractions], "o", label="measured")\n'
+                     'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n', True),
+    # T = 50 nowhere on the figure: it was never measured, as far as anyone can tell
+    "dropped_with_T_50": ('kept = [(T, f) for T, f in zip(Ts, fractions) if f > 0]\n'
+                          'plt.loglog(*zip(*kept), "o", label="measured")\n'
+                          'plt.loglog([T for T, _ in kept], [0.32 / T for T, _ in kept], "k--", label="0.32 / T")\n',
+                          False),
+}
+
+
+@pytest.mark.parametrize("check", ["plot_impossible_fraction"])
+@pytest.mark.parametrize("way", sorted(ZERO_WAYS))
+def test_a_zero_at_T_50_drawn_as_the_task_allows(check, way):
+    """The task's rule for a fraction of 0 on log axes: kept in the data, left out while the figure
+    still reaches T = 50, or marked apart; each earns the points, and leaving T = 50 off the figure
+    does not."""
+    drawing, earns = ZERO_WAYS[way]
+    source = (ZERO_AT_50 + drawing + 'plt.xlabel("number of steps T")\n'
+              'plt.ylabel("fraction of impossible sentences")\nplt.legend()\nplt.show()\n')
+    outcome = judge(check, source, namespace(PLOT_CHECKS[check], check))
+    assert outcome.passed == earns, outcome.message
+
+
+def test_a_zero_where_the_rate_is_high_still_fails():
+    """A dropped or zero point is read as a measured 0, which must be as plausible as any value: at
+    T = 1 (about 32 % impossible) it is not."""
+    check = "plot_impossible_fraction"
+    source = (ZERO_AT_50.replace("128 / 400", "0 / 400") + ZERO_WAYS["kept_in_the_data"][0]
+              + 'plt.xlabel("T")\nplt.ylabel("fraction")\nplt.show()\n')
+    outcome = judge(check, source, namespace(PLOT_CHECKS[check], check))
+    assert not outcome.passed and "at T = 1" in outcome.message, outcome.message
