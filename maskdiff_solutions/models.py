@@ -296,6 +296,8 @@ def LoadChatModel(kind="bert", device="cpu", cache=None):
           f" ({folder}), not from {where}. Expect it to know a dozen questions and little else.")
     if torch.device(device).type == "cpu":
         torch.set_num_threads(1)
+        print("The stand-in is small: on a CPU it answers in moments, so the NO GPU warning of the set-up "
+              "cell does not apply to it.")
     return LoadNetwork(folder, kind, device, local=True)
 
 

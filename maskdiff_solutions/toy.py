@@ -69,7 +69,7 @@ def GuessX0_two(x_t):
 
 
 def repeats(n):
-    """The set-up cell's: n repetitions, a fifth of them (at least 100) under the autograder or CI."""
+    """The set-up cell's: n repetitions; under the autograder or CI a fifth of them, never below 100."""
     quick = bool(os.environ.get("NBGRADER_EXECUTION") or os.environ.get("CI"))
     return max(100, n // 5) if quick else n
 
@@ -82,7 +82,8 @@ from collections import Counter
 
 def Tally(make, n, desc="sentences"):
     """How often each sentence comes out of n calls of make(), which returns a sentence of token ids:
-    a Counter of Decode(make()). Under the autograder n shrinks to repeats(n) (a fifth), whatever number
-    you write, so a cell that tallies stays inside the autograder's 30 seconds."""
+    a Counter of Decode(make()). Under the autograder n shrinks to repeats(n) (a fifth, never below 100:
+    Tally(make, 200) makes 100), whatever number you write, so a cell that tallies stays inside the
+    autograder's 30 seconds."""
     return Counter(Decode(make()) for _ in tqdm(range(repeats(n)), desc=desc, leave=False))
 # --- end of notebook cell ---

@@ -42,20 +42,28 @@ def test_the_catalog_covers_every_cell_eight_times_and_few_go_to_review():
 
 
 def test_the_runs_a_task_promises_are_the_runs_its_check_asks():
-    """'repeats(1000)`: at least 200 ... under the autograder' in a task's text is what the checks count
-    (forward_plots.runs_asked) and what the notebook's own repeats() gives in quick mode."""
+    """Every count a text promises under the autograder ("`repeats(1000)`: 200 runs under the
+    autograder", "`repeats(200)` gives 100", "`Tally(make, 2000)` makes 400") is what the notebook's
+    own repeats() gives in quick mode and what the checks count (forward_plots.runs_asked); and no text
+    says "at least" of a count that is exact."""
     import re
 
     from maskdiff_solutions.course import notebooks as nbtools
     from maskdiff_solutions.grading.forward_plots import runs_asked
+    claims = [r"repeats\((\d+)\)`: (\d+) (?:runs |sentences |samples )?under the autograder",
+              r"`?repeats\((\d+)\)`? gives (\d+)", r"Tally\(make, (\d+)\)`? makes (\d+)"]
     promised = 0
-    for notebook in ("01_noise_for_words.ipynb", "02_undiffusing.ipynb"):
+    for notebook in ("01_noise_for_words.ipynb", "02_undiffusing.ipynb", "04_training.ipynb",
+                     "05_sampler_internals.ipynb"):
         book = cells.notebook_cells(notebook)
         setup = [c.source for c in book if c.cell_type == "code" and nbtools.grade_id(c) == "setup"][0]
         scope = {"QUICK": True}   # the notebook's own repeats(), as under the autograder
         exec(setup[setup.index("def repeats"):].split("\n\n")[0], scope)
         for cell in book:
-            for n, least in re.findall(r"repeats\((\d+)\)`: at least (\d+)", cell.source.replace("\n", " ")):
-                assert runs_asked(int(n)) == scope["repeats"](int(n)) == int(least), (notebook, n, least)
-                promised += 1
-    assert promised >= 2
+            text = " ".join(cell.source.split())
+            assert not re.search(r"repeats\(\d+\)`: at least", text), (notebook, "an exact count said as 'at least'")
+            for claim in claims:
+                for n, said in re.findall(claim, text):
+                    assert runs_asked(int(n)) == scope["repeats"](int(n)) == int(said), (notebook, n, said)
+                    promised += 1
+    assert promised >= 6

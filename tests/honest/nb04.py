@@ -36,13 +36,13 @@ DATA = {
         """),
     "show_untrained_story": dedent("""\
         torch.manual_seed(0)
-        net = TinyDenoiser(len(story_vocab)).to(device)
-        GuessStory = MakeGuesser(net, forbidden=[STORY_MASK, STORY_UNK])
-        n_params = sum(p.numel() for p in net.parameters())
+        story_net = TinyDenoiser(len(story_vocab)).to(device)
+        GuessStory = MakeGuesser(story_net, forbidden=[STORY_MASK, STORY_UNK])
+        n_params = sum(p.numel() for p in story_net.parameters())
         """),
     "plot_story_loss": dedent("""\
         steps = training_steps(5000, 1500, 20)
-        story_losses = Train(net, DiffusionLoss, GetBatch, STORY_MASK, steps, desc="stories")
+        story_losses = Train(story_net, DiffusionLoss, GetBatch, STORY_MASK, steps, desc="stories")
         per_token = [loss / 32 for loss in story_losses]
         """),
     "show_prompt_stories": dedent("""\
@@ -373,7 +373,7 @@ HONEST += _alternatives(
         """,
     quoted_story="""\
         total = 0
-        for p in net.parameters():
+        for p in story_net.parameters():
             total += p.numel()
         print(f"about {total / 1e6:.1f} million parameters")
         x = torch.full((32,), STORY_MASK)
@@ -810,7 +810,7 @@ PAGE_COUNTS = [
         PlotLoss(losses, window=100, lines=[(entropy, "entropy")], title="Two sentences, 1500 steps")
         """)),
     Honest("plot_story_loss", "page_count_written_out", dedent("""\
-        story_losses = Train(net, DiffusionLoss, GetBatch, STORY_MASK, 5000, desc="stories")
+        story_losses = Train(story_net, DiffusionLoss, GetBatch, STORY_MASK, 5000, desc="stories")
         PlotLoss(story_losses, window=100, scale=32, ylabel="loss per token",
                  lines=[(NO_IDEA, "uniform guess"), (WORD_FREQUENCIES, "word frequencies")])
         """)),

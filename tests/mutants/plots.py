@@ -244,7 +244,7 @@ MUTANTS += [
                ("show_untrained_story",)),
     PlotMutant(NB04, "show_untrained_story", "token_ids_not_words",
                (("    return StoryText(x)", "    return x.tolist()"),), ("show_untrained_story",)),
-    PlotMutant(NB04, "show_untrained_story", "no_size", (('print(f"{sum(p.numel() for p in net.parameters()) / 1e6:.2f} '
+    PlotMutant(NB04, "show_untrained_story", "no_size", (('print(f"{sum(p.numel() for p in story_net.parameters()) / 1e6:.2f} '
                                                          'million parameters")\n', ""),), ("show_untrained_story",)),
     # notebook 04: the loss per token on the stories
     PlotMutant(NB04, "plot_story_loss", "loss_per_sentence", (("scale=32, ", ""),), ("plot_story_loss",)),

@@ -210,6 +210,7 @@ def test_load_chat_model_falls_back_when_offline(quiet_environment, monkeypatch,
     _, network = models.LoadChatModel("bert", "cpu", stand_in("bert")[0].parent)
     out = capsys.readouterr().out
     assert models.IsStandIn(network) and "offline" in out and "STAND-IN" in out
+    assert "does not apply" in out, "on a CPU, the stand-in says the set-up cell's NO GPU warning is not for it"
 
 
 def test_a_setting_names_the_folder_to_load(quiet_environment, tmp_path, capsys):
