@@ -428,7 +428,7 @@ def show_untrained_story(drawn, Undiffuse):
         return
     for token, why in (("_", "a mask is left"), ("<unk>", "<unk> was written")):
         expect(token not in story, f"in your story {why}: let Undiffuse run every step from T = 32 down to 1 with "
-                                   f"GuessStory = MakeGuesser(net, forbidden=[STORY_MASK, STORY_UNK])")
+                                   f"GuessStory = MakeGuesser(story_net, forbidden=[STORY_MASK, STORY_UNK])")
 
 
 PROMPTS = (("once upon a time , there was a little dog named".split(), []),
