@@ -139,3 +139,17 @@ def test_the_cpu_time_notebook_04_states_was_measured():
     assert round(steps / rate / 60) == minutes
     benchmarks = (Path(__file__).resolve().parents[2] / "BENCHMARKS.md").read_text()
     assert re.search(rf"{rate}\d? steps per second", benchmarks), "measured in BENCHMARKS.md"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_a_question_the_text_asks_has_a_place_for_its_answer(name):
+    """Issue 35: a task that asks for an answer "in the cell after" its test has that cell, a markdown
+    cell for the student's words, before the next task."""
+    cells = nbtools.read(Path(__file__).resolve().parents[2] / "source" / "maskdiff" / name).cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and "in the cell after this part's test" in " ".join(cell.source.split()):
+            rest = cells[i + 1:]
+            upto = next((j for j, c in enumerate(rest) if c.cell_type == "markdown" and c.source.startswith("#")),
+                        len(rest))
+            places = [c for c in rest[:upto] if c.cell_type == "markdown" and "*Your answer here.*" in c.source]
+            assert places, f"{name}: cell {i} asks for an answer and leaves no place for it"
