@@ -40,7 +40,7 @@ from tqdm.auto import tqdm
 from ..grading.core import grading_seed
 from . import by_notebook, cluster, rerun, student as one_student, workspace_lock
 from .answers import make_optional
-from .canary import STUDENT, gate, notebooks_to_prove, submission
+from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 from .gradebook import merge_student, withhold
 from .intake import copy_regular_files, students
 from .layout import warm_caches
@@ -72,14 +72,15 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
-          canary=True):
+          canary=True, prove_again=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
     whose submission and course inputs are unchanged since the last grading keep their results.
     notebook_jobs: each student's notebooks autograded at once (None: the cores per student; on a
     Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs.
-    canary: grade the reference solution first, and nobody unless it gets full marks (course/canary.py)."""
+    canary: grade the reference solution first, and nobody unless it gets full marks, once per grading
+    setup (course/canary.py); prove_again: even where the workspace's canary-proof.json says it passed."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).is_dir():
         raise FileNotFoundError(f"no submissions folder at {submissions}")
@@ -108,18 +109,21 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                  for student, folder in batch.items() if student not in results}
         bar = Progress({student: Path(task.scratch) for student, task in tasks.items()}, len(selected),
                        course.assignment, progress)
-        merging = 0.0
+        merging, todo, canary_note = 0.0, [], ""
         if canary and tasks:  # first in line: it runs beside the first students
-            proved = notebooks_to_prove(selected, [batch[student] for student in tasks])
-            folder = submission(course, Path(scratch) / "canary", proved)
+            proof = Proof(workspace, setup_parts(course, sandbox, limits))
+            todo, canary_note = proof.plan(notebooks_to_prove(selected, [batch[student] for student in tasks]),
+                                           prove_again)
+        if todo:
+            folder = submission(course, Path(scratch) / "canary", todo)
             canary_task = dataclasses.replace(next(iter(tasks.values())), student=STUDENT, folder=str(folder),
-                                              scratch=str(Path(scratch) / STUDENT), selected=proved)
+                                              scratch=str(Path(scratch) / STUDENT), selected=todo)
             tasks = {STUDENT: canary_task, **tasks}
         if executor == "dask":
             stream = cluster.run(tasks, course, template, scheduler, retries, timeout)
         else:
             stream = _run(tasks, jobs)
-        stream = gate(stream) if canary and tasks else stream
+        stream = gate(stream, on_pass=lambda: proof.record(todo)) if todo else stream
         try:
             for student, result in stream:
                 started = time.perf_counter()
@@ -138,7 +142,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     write_csv(rows, csv_path)
     seconds = {(student, notebook): value for student in sorted(results)
                for notebook, value in results[student].check_seconds.items()}
-    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional)
+    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional,
+                  canary_note)
 
 
 class Progress:

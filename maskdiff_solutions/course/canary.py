@@ -6,11 +6,25 @@ then stops before any student's result is kept, saying why in one sentence.
 
 It runs beside the first students (one more task, first in line); their results are held back
 until the canary's verdict arrives. `grade --no-canary` skips it.
+
+It proves once: a notebook whose reference got full marks is recorded in the workspace's
+canary-proof.json under a key made of everything that could change that verdict (`setup_parts`: the
+course, the grading code, the installed packages, the sandbox and its limits, the seed, the user).
+A later grading under the same key leaves that notebook's canary out and says so; any changed part
+proves again, naming it. `grade --prove-again` proves regardless.
 """
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from .. import colab
-from . import notebooks
+from . import job, notebooks
+from .layout import SEED_VARIABLE
 
 STUDENT = "_canary"   # student_id() never makes a leading "_": no real student can be named so
 
@@ -69,9 +83,9 @@ def problem(result):
     return None
 
 
-def gate(stream):
+def gate(stream, on_pass=None):
     """The (student, result) stream without the canary; nothing passes before the canary's verdict,
-    and a failed canary ends the stream with CanaryFailed."""
+    and a failed canary ends the stream with CanaryFailed. on_pass() runs once the canary passed."""
     held, passed = [], False
     for student, result in stream:
         if student == STUDENT:
@@ -79,6 +93,8 @@ def gate(stream):
             if why:
                 raise CanaryFailed(why)
             passed = True
+            if on_pass is not None:
+                on_pass()
             yield from held
             held = []
         elif passed:
@@ -87,3 +103,92 @@ def gate(stream):
             held.append((student, result))
     if not passed:
         raise CanaryFailed("the canary's grading never came back, so nobody was graded")
+
+
+# --- proved once ---------------------------------------------------------------------------------
+PROOF_NAME = "canary-proof.json"
+PROOF_VERSION = 1
+
+
+def _digest(*parts):
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(str(part).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _packages():
+    """Every installed distribution, name==version, and the Python running the grader."""
+    found = sorted({f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()
+                    if d.metadata["Name"]})
+    return _digest(sys.version, *found)
+
+
+def _bubblewrap():
+    """The bubblewrap the sandbox would run: its path and its version ('' where there is none)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return ""
+    try:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        version = "?"
+    return f"{bwrap} {version.strip()}"
+
+
+def setup_parts(course, sandbox, limits):
+    """{part of the grading setup: its hash}: everything besides the notebook that could change the
+    canary's verdict."""
+    files = {name: data for name, data in job.course_bundle(course, os.devnull).items() if name != "template.db"}
+    return {
+        "the course (source, release, nbgrader_config.py, pyproject.toml)": job.bundle_hash(files),
+        "the grading code": job.package_fingerprint(),
+        "the installed packages": _packages(),
+        "the sandbox and its limits": _digest(sandbox, json.dumps(limits or {}, sort_keys=True, default=str),
+                                              _bubblewrap()),
+        "the grading seed": _digest(os.environ.get(SEED_VARIABLE, "")),
+        "the user grading": _digest(os.getuid() if hasattr(os, "getuid") else ""),
+    }
+
+
+class Proof:
+    """The notebooks proved under this setup, read from and written to WORKSPACE/canary-proof.json; a
+    file that is unreadable, of another version or of another setup proves nothing."""
+
+    def __init__(self, workspace, parts):
+        self.path, self.parts = Path(workspace) / PROOF_NAME, parts
+        self.proved, self.changed = set(), []
+        try:
+            data = json.loads(self.path.read_text())
+            old = data["parts"] if data.get("version") == PROOF_VERSION else {}
+            proved = set(data["proved"]) if isinstance(data.get("proved"), list) else set()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return
+        if old == parts:
+            self.proved = {name for name in proved if isinstance(name, str)}
+        else:
+            self.changed = sorted(part for part in set(parts) | set(old) if old.get(part) != parts.get(part))
+
+    def record(self, names):
+        """Add the notebooks whose canary just got full marks, and write the file atomically."""
+        self.proved |= set(names)
+        text = json.dumps({"version": PROOF_VERSION, "parts": self.parts, "proved": sorted(self.proved)},
+                          indent=1, sort_keys=True)
+        scratch = self.path.with_name(self.path.name + ".tmp")
+        scratch.write_text(text)
+        os.replace(scratch, self.path)
+
+    def plan(self, names, again=False):
+        """(notebooks to prove, the sentence saying what the canary does this time)."""
+        todo = list(names) if again else [name for name in names if name not in self.proved]
+        kept = [Path(name).stem for name in names if name not in todo]
+        said = []
+        if kept:
+            said.append(f"canary: the reference of {', '.join(kept)} got full marks under this grading setup "
+                        f"before ({PROOF_NAME}), so it is not graded again (--prove-again grades it anyway)")
+        if todo:
+            why = ("as --prove-again asks" if again else
+                   f"since its last proof, {' and '.join(self.changed)} changed" if self.changed else
+                   "not yet proved under this grading setup")
+            said.append(f"canary: the reference of {', '.join(Path(n).stem for n in todo)} is graded first ({why})")
+        return todo, "\n".join(said)

@@ -53,6 +53,9 @@ def parser():
     grade.add_argument("--no-canary", dest="canary", action="store_false",
                        help="do not grade the reference solution first (by default, grading stops before "
                             "anyone is graded unless it gets full marks in the same sandbox and settings)")
+    grade.add_argument("--prove-again", action="store_true",
+                       help="grade the reference first even where canary-proof.json in the workspace says it "
+                            "got full marks under the same setup (course, code, packages, sandbox, seed, user)")
     export = commands.add_parser("export", parents=[common], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
     export.add_argument("--workspace", help="the workspace graded into (default: the course root)")
@@ -97,7 +100,9 @@ def dispatch(args):
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
-                       notebook_jobs=args.notebook_jobs, canary=args.canary)
+                       notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again)
+        if report.canary:
+            print(report.canary)
         print_table(report.rows, course.answers_optional)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"

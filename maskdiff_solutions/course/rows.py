@@ -71,6 +71,7 @@ class Report:
     merge_seconds: float = 0.0  # time spent merging scratch workspaces (what isolation costs)
     check_seconds: dict = field(default_factory=dict)  # (student, notebook) -> seconds of hidden checks
     answers_optional: bool = False  # [tool.maskdiff] written_answers = "optional"
+    canary: str = ""  # what the canary did: proved which notebooks, or left them out as proved before
 
 
 def write_csv(rows, path):
