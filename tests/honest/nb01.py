@@ -315,6 +315,16 @@ ax.set_title(f"{n_runs} forward runs, T = {T}")
 ax.legend()
 plt.show()
 """),
+    Honest("plot_masked_fraction", "theory_as_t_over_T", """
+# for this schedule alpha_bar_t = 1 - t/T, so the theory 1 - alpha_bar_t is t/T
+ts = torch.arange(T + 1)
+plt.plot(ts, masked, "o", ms=3, label="measured")
+plt.plot(ts, ts / T, "r-", label="theory t/T")
+plt.xlabel("t")
+plt.ylabel("fraction masked")
+plt.legend()
+plt.show()
+"""),
     Honest("plot_masked_fraction", "lists_from_the_tensor", """
 ts = list(range(T + 1))
 measured = [float(v) for v in masked]

@@ -125,6 +125,29 @@ HONEST += _alternatives(
         plt.xlabel("step"); plt.ylabel("loss"); plt.title("two sentences"); plt.legend()
         """,
 )
+HONEST += _alternatives(
+    "plot_two_sentence_loss",
+    ema_of_the_loss="""\
+        # an exponential moving average of about 100 steps stands in for the window average
+        ema, smooth = losses[0], []
+        for value in losses:
+            ema = 0.99 * ema + 0.01 * value
+            smooth.append(ema)
+        plt.plot(losses, alpha=0.3, label="loss")
+        plt.plot(smooth, label="exponential moving average (0.99)")
+        plt.axhline(entropy, color="k", ls="--", label="entropy")
+        plt.xlabel("step"); plt.ylabel("loss"); plt.legend(); plt.show()
+        """,
+)
+HONEST += _alternatives(
+    "plot_two_sentence_loss", kind="pandas-seaborn",
+    pandas_ewm_span_100_alone="""\
+        import pandas as pd
+        ax = pd.Series(losses).ewm(span=100).mean().plot(label="loss, EMA over ~100 steps")
+        ax.axhline(entropy, color="r", ls=":", label="entropy 0.50")
+        ax.set_xlabel("step"); ax.set_ylabel("loss"); ax.legend()
+        """,
+)
 # A whole cell with its own training loop (no shared prelude): the loop a student writes by hand.
 HONEST.append(Honest("plot_two_sentence_loss", "own_training_loop", dedent("""\
     torch.manual_seed(1)
@@ -773,6 +796,19 @@ HONEST += _alternatives(
         ax = sns.lineplot(data=wide)
         ax.hlines([NO_IDEA, WORD_FREQUENCIES], 0, len(wide) - 1, colors=["C3", "C2"], linestyles="dashed")
         ax.set_xlabel("step"); ax.set_ylabel("loss per token (nats)")
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_story_loss", kind="pandas-seaborn",
+    pandas_ewm_beside_raw="""\
+        import pandas as pd
+        per_token_series = pd.Series(per_token)
+        ax = per_token_series.plot(alpha=0.3, label="per step")
+        per_token_series.ewm(alpha=0.01).mean().plot(ax=ax, label="exponential moving average")
+        ax.axhline(NO_IDEA, color="C3", ls="--", label="NO_IDEA")
+        ax.axhline(WORD_FREQUENCIES, color="C2", ls="--", label="WORD_FREQUENCIES")
+        ax.set_xlabel("step"); ax.set_ylabel("loss per token"); ax.legend()
         """,
 )
 
