@@ -31,18 +31,12 @@ torch.set_num_threads(1)
 import maskdiff_solutions as reference
 from maskdiff_client import drivers
 from maskdiff_solutions.grading import loss as checks
+from tests.support.training import torch_optim_training
 batches = checks.two_sentence_batches(checks.TRAIN_STEPS, checks.TRAIN_BATCH)
 args = (checks.TOY_MASK, len(checks.TOY_VOCAB), checks.TRAIN_SIZE, checks.TRAIN_LR)
 started = time.perf_counter()
 if {torch_optim}:
-    net = drivers._denoiser(len(checks.TOY_VOCAB), **checks.TRAIN_SIZE)
-    opt = torch.optim.Adam(net.parameters(), lr=checks.TRAIN_LR)
-    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / len(batches))
-    for x_0 in batches:
-        opt.zero_grad()
-        reference.DiffusionLoss(net, x_0, checks.TOY_MASK).backward()
-        opt.step()
-        schedule.step()
+    torch_optim_training(batches)
 else:
     drivers.loss_training(reference.DiffusionLoss, batches, *args)
 print(time.perf_counter() - started)

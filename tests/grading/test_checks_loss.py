@@ -102,19 +102,13 @@ def test_the_training_drivers_adam_is_torchs():
     margins measured by benchmarks/loss_checks.py still hold."""
     from maskdiff_client import drivers
     from maskdiff_solutions.grading import loss as checks
+    from tests.support.training import torch_optim_training
     batches = checks.two_sentence_batches(40, 16)
     torch.manual_seed(3)
     ours = drivers.loss_training(reference.DiffusionLoss, batches, checks.TOY_MASK,
                                  len(checks.TOY_VOCAB), checks.TRAIN_SIZE, checks.TRAIN_LR)["weights"]
     torch.manual_seed(3)
-    net = drivers._denoiser(len(checks.TOY_VOCAB), **checks.TRAIN_SIZE)
-    opt = torch.optim.Adam(net.parameters(), lr=checks.TRAIN_LR)
-    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / len(batches))
-    for x_0 in batches:
-        opt.zero_grad()
-        reference.DiffusionLoss(net, x_0, checks.TOY_MASK).backward()
-        opt.step()
-        schedule.step()
+    net = torch_optim_training(batches)
     assert ours.keys() == net.state_dict().keys()
     for name, value in net.state_dict().items():
         assert torch.equal(ours[name], value), name
