@@ -12,7 +12,14 @@ from tests.mutants import chat as catalog
 pytestmark = pytest.mark.nb03
 
 CHECKS = ["Chat.prompt", "Chat.steps", "Chat.answer", "Chat.show"]
-SEEDS = [0, 1, 31337, 20261130]
+# the inner loop (`-m "not slow"`) the first, as in test_checks.py
+SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 31337, 20261130))]
+
+
+
+def xdist_group(item):
+    """Under pytest-xdist any worker may take any test here (tests/conftest.py): they share nothing."""
+    return None
 
 
 def test_every_registered_check_is_covered():

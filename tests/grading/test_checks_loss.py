@@ -16,11 +16,18 @@ CHECKS = {
                       "DiffusionLoss.expectation", "DiffusionLoss.training"],
     "DiffusionLossPrompt": ["DiffusionLossPrompt"],
 }
-SEEDS = [0, 1, 20261130]  # benchmarks/loss_checks.py runs many more
+# the inner loop (`-m "not slow"`) the first, as in test_checks.py
+SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 20261130))]  # benchmarks/loss_checks.py runs many more
 
 
 def all_checks():
     return [(function, name) for function, names in CHECKS.items() for name in names]
+
+
+
+def xdist_group(item):
+    """Under pytest-xdist any worker may take any test here (tests/conftest.py): they share nothing."""
+    return None
 
 
 def test_every_registered_check_is_covered():

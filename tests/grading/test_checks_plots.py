@@ -12,7 +12,7 @@ from maskdiff_solutions.grading.checker import argument_names
 from maskdiff_solutions.grading.core import SEED_VARIABLE
 from tests.mutants.plots import MUTANTS, reference_source
 from tests.support import cells
-from tests.support.drawings import PLOT_CHECKS, judge, namespace
+from tests.support.drawings import PLOT_CHECKS, judge, namespace, worker_group
 
 
 def xdist_group(item):
@@ -21,7 +21,7 @@ def xdist_group(item):
     params = getattr(item, "callspec", None) and item.callspec.params
     if not params:
         return None
-    return "plots of " + (params["mutant"].notebook if "check" not in params else PLOT_CHECKS[params["check"]])
+    return worker_group(params["mutant"].notebook if "check" not in params else PLOT_CHECKS[params["check"]])
 
 
 def test_every_plot_check_is_listed_and_has_mutants():

@@ -8,12 +8,35 @@ tests/support/honest_verdicts.py).
 import pytest
 
 from tests.support import cells
+from tests.support.drawings import worker_group
 from tests.support.honest_verdicts import CATALOG, outcome_of, verdict
 
-REVIEW_SHARE = 0.05     # at most this share of the catalog may be sent to a person
+REVIEW_SHARE = 0.05     # at most this share of each notebook's catalog may be sent to a person
+NOTEBOOKS = sorted({notebook for notebook, _, _ in CATALOG})
 
 
-@pytest.mark.parametrize("index", range(len(CATALOG)), ids=[f"{h.cell}:{h.name}" for _, _, h in CATALOG])
+def xdist_group(item):
+    """Under pytest-xdist (tests/conftest.py) a notebook's alternatives, and their tally, run on the worker
+    of its plot checks (test_checks_plots.py): the notebook runs once there for both."""
+    params = getattr(item, "callspec", None) and item.callspec.params
+    if not params:
+        return None
+    return worker_group(CATALOG[params["index"]][0] if "index" in params else params["notebook"])
+
+
+def _in_the_inner_loop():
+    """Each cell's first alternative of each kind (matplotlib, pandas-seaborn, shown) runs in the inner
+    loop (`-m "not slow"`); the others are marked slow, and CI runs them all."""
+    seen, params = set(), []
+    for index, (_, _, honest) in enumerate(CATALOG):
+        first = (honest.cell, honest.kind) not in seen
+        seen.add((honest.cell, honest.kind))
+        params.append(pytest.param(index, id=f"{honest.cell}:{honest.name}",
+                                   marks=() if first else pytest.mark.slow))
+    return params
+
+
+@pytest.mark.parametrize("index", _in_the_inner_loop())
 def test_an_honest_drawing_earns_its_points(index):
     outcome = outcome_of(index)
     assert outcome.raised is None, f"the alternative itself raised: {outcome.raised!r}"
@@ -22,7 +45,7 @@ def test_an_honest_drawing_earns_its_points(index):
         pytest.xfail(f"sent to review: {outcome.message}")  # counted against REVIEW_SHARE below
 
 
-def test_the_catalog_covers_every_cell_eight_times_and_few_go_to_review():
+def test_the_catalog_covers_every_cell_eight_times():
     from collections import Counter
 
     from tests.honest import KINDS
@@ -37,8 +60,14 @@ def test_the_catalog_covers_every_cell_eight_times_and_few_go_to_review():
     assert all(shown[c] >= 1 for c in PLOT_CHECKS if c.startswith("show_")), shown
     names = [(h.cell, h.name) for _, _, h in CATALOG]
     assert len(names) == len(set(names)), "two alternatives of one cell share a name"
-    reviews = [h for i, (_, _, h) in enumerate(CATALOG) if verdict(outcome_of(i)) == "review"]
-    assert len(reviews) <= REVIEW_SHARE * len(CATALOG), [f"{h.cell}:{h.name}" for h in reviews]
+
+
+@pytest.mark.slow   # it judges every alternative of the notebook
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_few_of_a_notebooks_alternatives_go_to_review(notebook):
+    mine = [i for i, (nb, _, _) in enumerate(CATALOG) if nb == notebook]
+    reviews = [CATALOG[i][2] for i in mine if verdict(outcome_of(i)) == "review"]
+    assert len(reviews) <= REVIEW_SHARE * len(mine), [f"{h.cell}:{h.name}" for h in reviews]
 
 
 def test_the_runs_a_task_promises_are_the_runs_its_check_asks():

@@ -6,7 +6,12 @@ import torch
 
 from tests.honest import nb04
 from tests.support import cells
-from tests.support.drawings import judge, namespace
+from tests.support.drawings import judge, namespace, worker_group
+
+
+def xdist_group(item):
+    """Under pytest-xdist (tests/conftest.py): on the worker that runs notebook 04 for its plot checks."""
+    return worker_group(nb04.NOTEBOOK) if "honest" in getattr(item, "fixturenames", ()) else None
 
 
 @pytest.mark.parametrize("honest", nb04.PAGE_COUNTS, ids=lambda h: h.cell)

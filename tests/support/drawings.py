@@ -43,6 +43,12 @@ def _snapshots(notebook):
     return cells.namespaces_before(notebook, [cell for cell, nb in PLOT_CHECKS.items() if nb == notebook])
 
 
+def worker_group(notebook):
+    """The pytest-xdist group (tests/conftest.py) of every test that draws from this notebook's namespaces
+    (the plot checks, the honest catalog): one worker runs the notebook once for all of them."""
+    return f"plots of {notebook}"
+
+
 def namespace(notebook, cell):
     """A fresh copy of the namespace before the plot cell (see fresh_copy)."""
     return fresh_copy(_snapshots(notebook)[cell])
