@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: grading runs on servers without a display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .. import colab  # noqa: E402
 
@@ -65,7 +66,8 @@ def text(report):
     return "\n".join(lines)
 
 
-def plot(report, path):
+def figure(report):
+    """The pass rate of every autograded test beside the histogram of the students' totals."""
     rates, (scores, most) = pass_rates(report), totals(report)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, max(3.5, 0.35 * len(rates) + 1.5)))
     names = [f"{nb}\n{test}" if len(rates) < 8 else test for nb, test in rates]
@@ -80,8 +82,14 @@ def plot(report, path):
                color="tab:orange", edgecolor="black")
     right.set_xlabel(f"autograded points (out of {most:g})")
     right.set_ylabel("students")
+    right.yaxis.set_major_locator(MaxNLocator(integer=True))   # never 1.25 students
     right.set_title(f"totals of {len(scores)} students")
     fig.tight_layout()
+    return fig
+
+
+def plot(report, path):
+    fig = figure(report)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

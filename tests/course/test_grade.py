@@ -12,7 +12,7 @@ from nbgrader.api import Gradebook
 from maskdiff_solutions.course import cli, notebooks, summary
 from maskdiff_solutions.course.batch import grade
 from maskdiff_solutions.course.layout import Course
-from maskdiff_solutions.course.rows import table
+from maskdiff_solutions.course.rows import Report, Row, table
 from tests.support.cases import SMALL_BATCH
 from tests.support.gradings import assert_same_grading
 
@@ -200,6 +200,18 @@ def test_a_crash_while_grading_one_student_fails_only_that_student(course, tmp_p
     assert all("grading crashed: OSError: disk full" in row.reason
                for row in report.rows if row.student == "a")
 
+
+
+def test_the_summary_histogram_counts_whole_students(tmp_path):
+    """A few students: the y axis of the totals' histogram has whole numbers only (issue 36 saw 1.25)."""
+    import matplotlib.pyplot as plt
+    rows = [Row(student, "01_noise_for_words", "graded", score, 16.0) for student, score in
+            (("ann", 16.0), ("bob", 13.0), ("cy", 13.0), ("dee", 9.0), ("eve", 16.0))]
+    fig = summary.figure(Report(rows, tmp_path / "grades.csv", tmp_path))
+    fig.canvas.draw()
+    ticks = fig.axes[1].get_yticks()
+    plt.close(fig)
+    assert len(ticks) >= 2 and all(float(tick).is_integer() for tick in ticks), ticks
 
 def test_grade_command_prints_the_summary_and_writes_its_png(course, tmp_path, capsys):
     for student in ("a", "b"):
