@@ -38,10 +38,10 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..grading.core import grading_seed
-from . import by_notebook, cluster, rerun, student as one_student, workspace_lock
+from . import by_notebook, cluster, platforms, rerun, student as one_student, totals, workspace_lock
 from .answers import make_optional
 from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
-from .gradebook import merge_student, withhold
+from .gradebook import merge_student, out_of_full_points, withhold
 from .intake import copy_regular_files, students
 from .layout import warm_caches
 from .release import generate
@@ -72,7 +72,7 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
-          canary=True, prove_again=False):
+          canary=True, prove_again=False, roster=None):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -80,10 +80,11 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     notebook_jobs: each student's notebooks autograded at once (None: the cores per student; on a
     Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs.
     canary: grade the reference solution first, and nobody unless it gets full marks, once per grading
-    setup (course/canary.py); prove_again: even where the workspace's canary-proof.json says it passed."""
+    setup (course/canary.py); prove_again: even where the workspace's canary-proof.json says it passed.
+    submissions: collected/ or a platform's export (course/platforms.py); roster: its class list."""
     workspace = Path(workspace or course.root).resolve()
-    if not Path(submissions).is_dir():
-        raise FileNotFoundError(f"no submissions folder at {submissions}")
+    if not Path(submissions).exists():
+        raise FileNotFoundError(f"no submissions at {submissions}")
     limits = check_settings(course, jobs, executor, retries, timeout, scheduler, notebook_jobs)
     if notebook_jobs is None and executor == "local":
         notebook_jobs = by_notebook.default_jobs(jobs)
@@ -96,7 +97,12 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
     if course.answers_optional:  # ... which gives the written answers their points again
         make_optional(workspace / "gradebook.db", course.assignment)
+    submissions, intake = platforms.take_in(course, submissions, workspace, roster)
+    if intake and progress:
+        print(intake.summary(), file=sys.stderr)
     batch = students(submissions)
+    if not batch:
+        raise ValueError(f"no student was found in {submissions}")
     state = rerun.State(workspace, rerun.inputs_hash(course, selected, sandbox, limits),
                         course.assignment)
     results = state.reusable(batch) if only_changed else {}
@@ -136,6 +142,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
             bar.close()
             state.save()
     rows = [row for student in sorted(results) for row in results[student].rows]
+    everyone(course, workspace, rows, intake)
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
     csv_path = workspace / CSV_NAME
@@ -144,6 +151,19 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                for notebook, value in results[student].check_seconds.items()}
     return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional,
                   canary_note)
+
+
+def everyone(course, workspace, rows, intake):
+    """Every student out of the same maximum, with a gradebook entry, a total and a page for each
+    notebook not graded (course/totals.py)."""
+    out_of_full_points(workspace / "gradebook.db", course.assignment, rows, course.answers_optional)
+    for row in rows:
+        if row.status == "missing":
+            row.reason = "; ".join(filter(None, [row.reason, platforms.not_handed_in_reason(intake, row.student)]))
+    totals.enrol(workspace / "gradebook.db", sorted({row.student for row in rows}), intake)
+    totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
+                            {Path(name).stem: name for name in course.notebooks()})
+    totals.write_csv(rows, workspace / totals.STUDENT_CSV, intake)
 
 
 class Progress:

@@ -21,9 +21,16 @@ def parser():
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("release", parents=[common],
                         help="regenerate release/ from source/ through nbgrader (Colab badges included)")
-    grade = commands.add_parser("grade", parents=[common], help="autograde DIR/<student>/*.ipynb: "
-                                "feedback, grades-by-notebook.csv, summary")
-    grade.add_argument("submissions", help="folder with one sub-folder of notebooks per student")
+    grade = commands.add_parser("grade", parents=[common], help="autograde every student's notebooks: "
+                                "feedback, grades-by-notebook.csv, grades-by-student.csv, summary")
+    grade.add_argument("submissions", metavar="SUBMISSIONS",
+                       help="a folder with one sub-folder of notebooks per student, or a platform's export as "
+                            "downloaded (Canvas or Moodle submissions zip, Gradescope's export folder, nbgrader's "
+                            "submitted/), zipped or unpacked")
+    grade.add_argument("--roster", metavar="CSV",
+                       help="the class list as the platform exports it (Canvas gradebook CSV, Moodle grading "
+                            "worksheet, Gradescope roster, or a CSV with a `student` column): students who "
+                            "handed in nothing are graded 0 and listed, files are matched to it")
     grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db, "
                                            "grades-by-notebook.csv and grading-summary.* go "
                                            "(default: the course root)")
@@ -59,6 +66,14 @@ def parser():
     export = commands.add_parser("export", parents=[common], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
     export.add_argument("--workspace", help="the workspace graded into (default: the course root)")
+    export.add_argument("--to", choices=("canvas", "moodle"), dest="platform",
+                        help="also write the platform's gradebook import (grades-canvas.csv or grades-moodle.csv) "
+                             "and its bulk feedback (feedback-canvas/ or feedback-moodle.zip), keyed by the ids "
+                             "of the export `grade` took in")
+    export.add_argument("--column", metavar="NAME",
+                        help="with --to canvas: the assignment's column as Canvas's gradebook export names it, "
+                             "e.g. 'Masked diffusion (12345)' (default: the course's assignment name, which Canvas "
+                             "imports as a new assignment)")
     publish = commands.add_parser("publish", parents=[common], help="write the students' public "
                                   "repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",
@@ -100,12 +115,14 @@ def dispatch(args):
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
-                       notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again)
+                       notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
+                       roster=args.roster)
         if report.canary:
             print(report.canary)
         print_table(report.rows, course.answers_optional)
         print("\n" + summary.write(report, report.csv_path.parent))
-        print(f"grades: {report.csv_path}\nfeedback: {report.feedback_dir}\n"
+        print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
+              f"feedback: {report.feedback_dir}\n"
               f"summary: {report.csv_path.parent / 'grading-summary.png'}")
         return 0 if all(row.status != "failed" for row in report.rows) else 1
     if args.command == "export":
@@ -116,6 +133,13 @@ def dispatch(args):
         for student, why in failed.items():
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
+        if args.platform:
+            from .returns import put_back
+            written, blank = put_back(course, path.parent, args.platform, rows, args.column)
+            for student, why in blank:
+                print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
+            print("\n".join(f"wrote {p}" for p in written[:3]) + (f"\n... and {len(written) - 3} more"
+                                                                    if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "publish":
         from .publish import publish

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from . import workspace_lock
+from . import totals, workspace_lock
 from .answers import make_optional
 from .feedback import generate_feedback
-from .gradebook import open_gradebook, score_row, scores
+from .gradebook import open_gradebook, out_of_full_points, score_row, scores
+from .platforms import Intake
 from .release import failure, nbgrader_errors, tools_on_path
 from .rows import CSV_NAME, Row, write_csv
 
@@ -60,9 +61,15 @@ def export(course, workspace=None):
             except MissingEntry:
                 continue
             score_row(row, got, course.answers_optional)  # failed_tests stays: what the checker said
+    out_of_full_points(db, course.assignment, rows, course.answers_optional)  # also a CSV of before
     write_csv(rows, path)
-    return rows, path, feedback(course, workspace, sorted({row.student for row in rows
-                                                           if row.status in ("graded", "repaired", "flagged")}))
+    failed = feedback(course, workspace, sorted({row.student for row in rows
+                                                 if row.status in ("graded", "repaired", "flagged")}))
+    intake = Intake.load(workspace)
+    totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
+                            {Path(name).stem: name for name in course.notebooks()})
+    totals.write_csv(rows, workspace / totals.STUDENT_CSV, intake)
+    return rows, path, failed
 
 
 def feedback(course, workspace, students):

@@ -50,6 +50,29 @@ def scores(gradebook, assignment, notebook, student):
     return row
 
 
+def notebook_points(gradebook, assignment, notebook):
+    """(autograded, manual) points the notebook is worth, from the course's own cells: what a
+    notebook not handed in, or not gradable, scores 0 out of."""
+    cells = gradebook.find_notebook(notebook, assignment)
+    answers = {cell.name for cell in cells.solution_cells}
+    return (sum(cell.max_score for cell in cells.grade_cells if cell.name not in answers),
+            sum(cell.max_score for cell in cells.grade_cells if cell.name in answers))
+
+
+def out_of_full_points(db, assignment, rows, optional=False):
+    """Rows that score 0 (missing, failed) out of their notebook's full points, so that every
+    student's total has the same maximum; nothing in them is left for a person to grade."""
+    with open_gradebook(db) as gradebook:
+        for row in rows:
+            if row.status in ("missing", "failed"):
+                row.auto_max, row.manual_max = notebook_points(gradebook, assignment, row.notebook)
+                row.auto_score = row.manual_score = row.manual_pending = 0.0
+                row.review = ""
+                if optional:
+                    row.automatic_only()
+    return rows
+
+
 def score_row(row, got, optional=False):
     """Copy scores(...) into a grades-by-notebook row (optional: the course's written answers count
     for nothing, so nothing manual is left in it)."""
