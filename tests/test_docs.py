@@ -283,3 +283,18 @@ def test_contributing_lists_the_manually_graded_cells(course):
                     f"CONTRIBUTING.md lists {key[1]} ({points} points), not a manual cell of {name} with those points"
         for key in manual:
             assert key in listed, f"{name}: manual cell {key[1]} is missing from CONTRIBUTING.md's table"
+
+
+def test_every_command_in_the_platform_pages_is_one_the_cli_takes():
+    """docs/platforms/*.md: each page is linked from the README, and every `python -m maskdiff_solutions`
+    line in it parses with the command line's own parser (an option renamed breaks this test)."""
+    import shlex
+    pages = sorted((ROOT / "docs" / "platforms").glob("*.md"))
+    assert {p.stem for p in pages} >= {"canvas", "moodle", "gradescope", "nbgrader"}
+    for page in pages:
+        assert f"(docs/platforms/{page.name})" in README, page.name
+        lines = [line.strip() for line in page.read_text().splitlines()
+                 if line.strip().startswith("python -m maskdiff_solutions ")]
+        assert lines, page.name
+        for line in lines:
+            cli.parser().parse_args(shlex.split(line)[3:])  # SystemExit on anything it does not take

@@ -84,7 +84,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     submissions: collected/ or a platform's export (course/platforms.py); roster: its class list."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
-        raise FileNotFoundError(f"no submissions at {submissions}")
+        raise FileNotFoundError(f"no submissions folder or export at {submissions}")
     limits = check_settings(course, jobs, executor, retries, timeout, scheduler, notebook_jobs)
     if notebook_jobs is None and executor == "local":
         notebook_jobs = by_notebook.default_jobs(jobs)

@@ -1,5 +1,5 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, publish, demo.
+console script installed with the package). Commands: release, grade, export, publish, gradescope, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
 it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
@@ -79,6 +79,12 @@ def parser():
     publish.add_argument("directory", metavar="DIR",
                          help="a new or empty folder, a clone of the students' repository, or a folder "
                               "publish wrote before; outside the course")
+    scope = commands.add_parser("gradescope", parents=[common], help="write the Gradescope autograder zip "
+                                "(upload it as the assignment's autograder; students then get their marks in minutes)")
+    scope.add_argument("zip", metavar="OUT.zip", help="where to write the autograder")
+    scope.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                       help="the notebooks this Gradescope assignment grades (one assignment per notebook, or "
+                            "several); repeat for more; default: all")
     demo = commands.add_parser("demo", parents=[common],
                                help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
@@ -146,6 +152,13 @@ def dispatch(args):
         written = publish(course, args.directory)
         print(f"wrote the students' repository ({len(written)} files) to {args.directory}; commit and "
               f"push it to https://github.com/{course.public_repository}")
+        return 0
+    if args.command == "gradescope":
+        from .gradescope import build
+        path, chosen = build(course, args.zip, args.notebooks)
+        print(f"wrote {path}: the autograder of {', '.join(name.split('_')[0] for name in chosen)}; upload it in "
+              f"Gradescope (Configure Autograder, Ubuntu 24.04 base image); its setup grades the reference "
+              f"once, so the upload fails if this image cannot grade")
         return 0
     from .demo import demo
     return demo(course, args.workspace, sandbox=args.sandbox, selection=args.notebooks)

@@ -59,7 +59,7 @@ SETTINGS = {
 }
 READER = "drawing_reader.py"  # what the set-up cells fetch (Course.reader_url)
 RENAMED = {"repository": "public_repository", "branch": "public_branch"}
-TABLES = {"sandbox"}  # sub-tables read elsewhere (course/sandbox.py)
+TABLES = {"sandbox", "gradescope"}  # sub-tables read elsewhere (course/sandbox.py, course/gradescope.py)
 
 
 def _settings(pyproject):
@@ -84,6 +84,16 @@ def _settings(pyproject):
         if not isinstance(value, str) or not re.fullmatch(pattern, value):
             raise ValueError(f"{where} = {value!r} is not {meaning}")
     return settings
+
+
+def settings_table(pyproject, name):
+    """[tool.maskdiff.NAME] of pyproject.toml ({} when there is none); its module checks its keys."""
+    if not pyproject.is_file():
+        return {}
+    table = tomllib.loads(pyproject.read_text()).get("tool", {}).get("maskdiff", {}).get(name, {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{pyproject} [tool.maskdiff] {name} must be a table ([tool.maskdiff.{name}])")
+    return table
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def take_in(course, submissions, workspace, roster=None):
     source = Path(submissions)
     workspace = Path(workspace)
     if not source.exists():
-        raise FileNotFoundError(f"no submissions at {source}")
+        raise FileNotFoundError(f"no submissions folder or export at {source}")
     unpacked = workspace / ".intake-export"
     shutil.rmtree(unpacked, ignore_errors=True)
     try:

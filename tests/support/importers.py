@@ -87,3 +87,34 @@ def moodle_feedback_files(path, participants):
             else:
                 raise AssertionError(f"Moodle would skip {name}: no participant in its path")
     return matched
+
+
+# Gradescope's autograder results (gradescope-autograders.readthedocs.io, "Autograder Specifications"):
+# results.json holds a score (or per-test scores), and optionally execution_time, output, visibility,
+# stdout_visibility, extra_data and tests; each test may have score, max_score, status (passed or
+# failed), name, number, output, tags, visibility (hidden, after_due_date, after_published, visible).
+GRADESCOPE_TOP = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+                  "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+GRADESCOPE_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+                   "tags", "visibility", "extra_data"}
+GRADESCOPE_VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def gradescope_results(data):
+    """{test name: (score, max_score)} of a results.json that Gradescope's format allows."""
+    assert set(data) <= GRADESCOPE_TOP, set(data) - GRADESCOPE_TOP
+    assert isinstance(data["score"], (int, float)) or all("score" in t for t in data["tests"])
+    assert data.get("visibility", "visible") in GRADESCOPE_VISIBILITY
+    assert data.get("stdout_visibility", "visible") in GRADESCOPE_VISIBILITY
+    found = {}
+    for test in data.get("tests", []):
+        assert set(test) <= GRADESCOPE_TEST, set(test) - GRADESCOPE_TEST
+        assert test.get("visibility", "visible") in GRADESCOPE_VISIBILITY
+        assert test.get("status", "passed") in ("passed", "failed")
+        assert isinstance(test["score"], (int, float)) and isinstance(test.get("max_score", 0), (int, float))
+        assert 0 <= test["score"] <= max(test.get("max_score", 0), test["score"])
+        assert isinstance(test.get("output", ""), str) and test["name"] not in found
+        found[test["name"]] = (test["score"], test.get("max_score", 0))
+    if isinstance(data.get("score"), (int, float)):
+        assert abs(data["score"] - sum(score for score, _ in found.values())) < 1e-9
+    return found
