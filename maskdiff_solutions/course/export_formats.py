@@ -93,8 +93,14 @@ def gradescope(folder, unmatched, notes):
         metadata = yaml.safe_load((folder / "submission_metadata.yml").read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise ValueError(f"{folder / 'submission_metadata.yml'} cannot be read: {err}") from err
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{folder / 'submission_metadata.yml'} is not Gradescope's metadata (no submissions in it)")
     entries, named = [], set()
     for submission, info in metadata.items():
+        if not _one_name(submission):
+            notes.append(f"submission_metadata.yml names {str(submission)[:80]!r}, which is not a folder "
+                         f"of the export; left out")
+            continue
         info = info if isinstance(info, dict) else {}
         people = [p for p in _plain(info).get("submitters", []) or [] if isinstance(p, dict)]
         when, late = str(_plain(info).get("created_at", "")), _gradescope_late(_plain(info))
@@ -114,6 +120,12 @@ def gradescope(folder, unmatched, notes):
         if path not in named and path.name != "submission_metadata.yml":
             unmatched.append([str(path.relative_to(folder)), "in no submission the metadata names"])
     return entries
+
+
+def _one_name(name):
+    """A folder name of the export itself: never a path that leads elsewhere."""
+    name = str(name)
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
 
 
 def _plain(info):

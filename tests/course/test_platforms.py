@@ -91,6 +91,21 @@ def test_a_gradescope_export_folder(course, tmp_path):
     assert set(again.students) == set(intake.students)
 
 
+def test_gradescope_metadata_never_leads_outside_the_export(course, tmp_path):
+    export, _ = exports.gradescope(course, tmp_path)
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / NB01).write_text("{}")
+    (export / "submission_metadata.yml").write_text(
+        "../../secret:\n  :submitters:\n  - :name: Eve\n    :sid: E1\n" +
+        (export / "submission_metadata.yml").read_text())
+    folder, intake = platforms.take_in(course, export, tmp_path / "ws")
+    assert "evee1" not in " ".join(intake.students) and not (folder / "eve_e1").exists()
+    assert any("not a folder of the export" in note for note in intake.notes)
+    (export / "submission_metadata.yml").write_text("- just\n- a list\n")
+    with pytest.raises(ValueError, match="not Gradescope's metadata"):
+        platforms.take_in(course, export, tmp_path / "ws")
+
+
 def test_nbgrader_submitted_layout(course, tmp_path):
     submitted = tmp_path / "submitted"
     for student in ("ada", "bo"):
