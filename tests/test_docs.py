@@ -298,3 +298,11 @@ def test_every_command_in_the_platform_pages_is_one_the_cli_takes():
         assert lines, page.name
         for line in lines:
             cli.parser().parse_args(shlex.split(line)[3:])  # SystemExit on anything it does not take
+
+
+def test_the_readme_states_what_each_exit_status_of_grade_means():
+    assert "grade` exits with status 0 when every student got a row, whatever their marks" in README
+    for code, meaning in cli.GRADE_EXIT.items():
+        words = meaning.split(":")[0].split("(")[0].strip()
+        assert words.split()[0] in README and str(code) in README, (code, words)
+    assert '"grading\n   crashed"' in README or 'say "grading crashed"' in README.replace("\n   ", " ")

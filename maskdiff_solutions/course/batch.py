@@ -44,6 +44,7 @@ from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submi
 from .gradebook import merge_student, out_of_full_points, withhold
 from .intake import copy_regular_files, students
 from .layout import warm_caches
+from .leases import describe
 from .release import generate
 from .rows import CSV_NAME, Report, Task, write_csv
 from .sandbox import configured_limits, resolve_mode
@@ -113,8 +114,6 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         tasks = {student: Task(str(course.root), str(template), student, str(folder), str(Path(scratch) / student),
                                sandbox, cache, limits, selected, notebook_jobs)
                  for student, folder in batch.items() if student not in results}
-        bar = Progress({student: Path(task.scratch) for student, task in tasks.items()}, len(selected),
-                       course.assignment, progress)
         merging, todo, canary_note = 0.0, [], ""
         if canary and tasks:  # first in line: it runs beside the first students
             proof = Proof(workspace, setup_parts(course, sandbox, limits))
@@ -125,6 +124,10 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
             canary_task = dataclasses.replace(next(iter(tasks.values())), student=STUDENT, folder=str(folder),
                                               scratch=str(Path(scratch) / STUDENT), selected=todo)
             tasks = {STUDENT: canary_task, **tasks}
+        if progress:
+            print(start_line(submissions, batch, tasks, results, sandbox, limits, todo, canary_note), file=sys.stderr)
+        bar = Progress({student: (Path(task.scratch), len(task.selected or selected)) for student, task in tasks.items()},
+                       course.assignment, progress, first=STUDENT if todo else None)
         if executor == "dask":
             stream = cluster.run(tasks, course, template, scheduler, retries, timeout)
         else:
@@ -153,6 +156,18 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                   canary_note)
 
 
+def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_note):
+    """What this grading is about to do, in one line: the students, the sandbox and its memory cap,
+    the canary."""
+    graded = len([student for student in tasks if student != STUDENT])
+    who = f"{graded} student{'' if graded == 1 else 's'} from {submissions}" + (f" ({len(kept)} unchanged, kept)" if kept else "")
+    if todo:
+        canary = f"canary: the reference graded first on {', '.join(Path(n).stem[:2] for n in todo)} (on the bar)"
+    else:
+        canary = f"canary: {'proved before, left out' if canary_note else 'off (--no-canary)'}"
+    return f"grading {who}; {describe(sandbox, limits)}; {canary}"
+
+
 def everyone(course, workspace, rows, intake):
     """Every student out of the same maximum, with a gradebook entry, a total and a page for each
     notebook not graded (course/totals.py)."""
@@ -170,25 +185,26 @@ class Progress:
     """A progress bar that moves once per notebook, not once per student: it counts the graded
     notebooks nbgrader has written in each student's scratch workspace (every notebook of a student
     whose grading has finished, missing ones included), looking twice a second. Works the same for
-    students graded here and in worker processes."""
+    students graded here and in worker processes. counts: {student: (scratch folder, notebooks)};
+    first: the canary, named on the bar until it has passed."""
 
-    def __init__(self, scratch, per_student, assignment, enabled=True):
-        self.scratch, self.per_student, self.assignment = scratch, per_student, assignment
+    def __init__(self, counts, assignment, enabled=True, first=None):
+        self.counts, self.assignment, self.first = counts, assignment, first
         self.done, self.lock, self.stop, self.shown = set(), threading.Lock(), threading.Event(), 0
-        self.bar = tqdm(total=len(scratch) * per_student, desc="grading", unit="notebook",
-                        disable=not enabled, file=sys.stderr)
+        self.bar = tqdm(total=sum(n for _, n in counts.values()), unit="notebook", disable=not enabled,
+                        desc="canary, then grading" if first else "grading", file=sys.stderr)
         self.thread = threading.Thread(target=self._watch, daemon=True)
         if enabled:
             self.thread.start()
 
     def count(self):
         total = 0
-        for student, folder in self.scratch.items():
+        for student, (folder, most) in self.counts.items():
             if student in self.done:
-                total += self.per_student
+                total += most
             else:
                 graded = folder.glob(f"notebooks/*/work/autograded/{student}/{self.assignment}/*.ipynb")
-                total += min(self.per_student, len(list(graded)))
+                total += min(most, len(list(graded)))
         return total
 
     def refresh(self):
@@ -207,6 +223,8 @@ class Progress:
 
     def finished(self, student):
         self.done.add(student)
+        if student == self.first:
+            self.bar.set_description("grading (canary passed)")
         self.refresh()
 
     def close(self):

@@ -10,6 +10,13 @@ import time
 from .layout import SANDBOX_MODES, Course
 
 
+# What `grade`'s exit status means: a cron job must not read a good grading as a failure.
+GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
+              1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
+              2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
+                 "or the reference (the canary) did not get full marks"}
+
+
 def parser():
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: a --course-dir after the command must not be overwritten by the default before it
@@ -22,7 +29,10 @@ def parser():
     commands.add_parser("release", parents=[common],
                         help="regenerate release/ from source/ through nbgrader (Colab badges included)")
     grade = commands.add_parser("grade", parents=[common], help="autograde every student's notebooks: "
-                                "feedback, grades-by-notebook.csv, grades-by-student.csv, summary")
+                                "feedback, grades-by-notebook.csv, grades-by-student.csv, summary",
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="exit status:\n" + "\n".join(f"  {code}  {meaning}"
+                                                                     for code, meaning in GRADE_EXIT.items()))
     grade.add_argument("submissions", metavar="SUBMISSIONS",
                        help="a folder with one sub-folder of notebooks per student, or a platform's export as "
                             "downloaded (Canvas or Moodle submissions zip, Gradescope's export folder, nbgrader's "
@@ -130,7 +140,11 @@ def dispatch(args):
         print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
               f"feedback: {report.feedback_dir}\n"
               f"summary: {report.csv_path.parent / 'grading-summary.png'}")
-        return 0 if all(row.status != "failed" for row in report.rows) else 1
+        crashed = sorted({row.student for row in report.rows if "grading crashed" in row.reason})
+        if crashed:
+            print(f"error: grading itself crashed for {len(crashed)} student(s) ({', '.join(crashed[:5])}): "
+                  f"their rows say why; grade them again", file=sys.stderr)
+        return 1 if crashed else 0
     if args.command == "export":
         from .export import export
         from .rows import print_table

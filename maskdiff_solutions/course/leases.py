@@ -233,3 +233,21 @@ def nproc_per_user_namespace():
         return False
 
 
+
+
+def describe(mode, limits):
+    """One line for the instructor: the sandbox in force for this user, and where the memory cap
+    applies (a cgroup per kernel where this machine lets us write one; else per process only)."""
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    if mode != "required":
+        return (f"sandbox: OFF: student code runs as {user} and can read and change what {user} can "
+                f"(verdicts still come from the checker, outside the student's kernel)")
+    how = ("as root: each kernel runs as a uid of its own, leased per sandbox" if os.geteuid() == 0 else
+           f"as {user}, in user namespaces: each kernel sees its student's files only")
+    probe = Cgroup(cgroup_name(), limits["memory_mb"] << 20, limits["processes"])
+    capped = bool(probe.procs)
+    probe.close()
+    memory = (f"memory: {limits['memory_mb']} MB per kernel, all its processes together (cgroup)" if capped else
+              f"memory: no cgroup can be written here, so {limits['address_space_mb']} MB of address space "
+              f"per process instead")
+    return f"sandbox: on (bubblewrap, {how}); {memory}"

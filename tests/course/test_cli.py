@@ -97,3 +97,19 @@ def test_plain_nbgrader_commands_warn_about_no_setting(course, tmp_path):
                           cwd=course.root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "not recognized" not in done.stderr + done.stdout, done.stderr
+
+
+def test_grade_exits_0_when_every_student_got_a_row_and_1_when_grading_crashed(course, tmp_path, monkeypatch, capsys):
+    """A broken file is the student's problem, not the grader's: exit 0. A crash of the grading itself
+    (here: grade_student raising) is the grader's: exit 1, naming the students."""
+    from maskdiff_solutions.course import student
+    (tmp_path / "collected" / "kim").mkdir(parents=True)
+    (tmp_path / "collected" / "kim" / "01_noise_for_words.ipynb").write_text('{"cells": [ broken')
+    argv = ["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--notebook", "01",
+            "--no-canary", "--sandbox", "off"]
+    assert cli.main(argv + ["--workspace", str(tmp_path / "a")]) == 0
+    said = capsys.readouterr()
+    assert "kim" in said.out and "failed" in said.out and "grading 1 student from" in said.err and "sandbox: OFF" in said.err
+    monkeypatch.setattr(student, "grade_student", lambda task: (_ for _ in ()).throw(OSError("disk gone")))
+    assert cli.main(argv + ["--workspace", str(tmp_path / "b")]) == 1
+    assert "grading itself crashed for 1 student(s) (kim)" in capsys.readouterr().err

@@ -25,8 +25,8 @@ def test_the_table_fits_long_ids_and_its_manual_column_cannot_be_misread():
 
 
 def test_the_progress_bar_moves_once_per_notebook(tmp_path):
-    scratch = {s: tmp_path / s for s in ("a", "b")}
-    bar = Progress(scratch, 5, "maskdiff", enabled=False)
+    scratch = {s: (tmp_path / s, 5) for s in ("a", "b")}
+    bar = Progress(scratch, "maskdiff", enabled=False)
     assert bar.count() == 0
     for done, name in enumerate(["01.ipynb", "02.ipynb"], start=1):
         graded = tmp_path / "a" / "notebooks" / name[:2] / "work" / "autograded" / "a" / "maskdiff"
@@ -36,4 +36,13 @@ def test_the_progress_bar_moves_once_per_notebook(tmp_path):
         assert bar.count() == bar.shown == done
     bar.finished("b")  # b's notebooks were missing: they count when b is done
     assert bar.shown == 7
+    bar.close()
+
+
+def test_the_canary_is_on_the_bar_with_its_own_notebooks(tmp_path):
+    counts = {"_canary": (tmp_path / "_canary", 2), "a": (tmp_path / "a", 5)}
+    bar = Progress(counts, "maskdiff", enabled=True, first="_canary")
+    assert bar.bar.total == 7 and bar.bar.desc.startswith("canary, then grading")
+    bar.finished("_canary")
+    assert bar.shown == 2 and "canary passed" in bar.bar.desc
     bar.close()

@@ -121,3 +121,16 @@ def test_every_module_of_colabs_stack_imports_in_the_sandbox(probed):
     assert len(probed["colab"]) >= 3 and {"pandas", "seaborn", "scipy"} <= set(probed["colab"])
     assert all(probed["colab"].values()), [name for name, ok in probed["colab"].items() if not ok]
 
+
+
+def test_the_start_line_names_the_sandbox_in_force_and_where_memory_is_capped(course):
+    """What `grade` prints before its bar: bubblewrap on, how it isolates for this user (root: a uid
+    per sandbox; anyone else: user namespaces), and whether the memory cap is per kernel or per process."""
+    from maskdiff_solutions.course.leases import describe
+    from maskdiff_solutions.course.sandbox import configured_limits
+    limits = configured_limits(course.root)
+    line = describe("required", limits)
+    assert line.startswith("sandbox: on (bubblewrap, ")
+    assert ("a uid of its own" in line) == (os.geteuid() == 0)
+    assert f"{limits['memory_mb']} MB per kernel" in line or f"{limits['address_space_mb']} MB of address" in line
+    assert describe("off", limits).startswith("sandbox: OFF")
