@@ -95,6 +95,8 @@ def parser():
     scope.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                        help="the notebooks this Gradescope assignment grades (one assignment per notebook, or "
                             "several); repeat for more; default: all")
+    commands.add_parser("check-setup", help="say what this machine has for the course: Python, torch (CPU or GPU), "
+                        "transformers, nbgrader, and whether the sandbox works for you (exit 1 if a package is missing)")
     demo = commands.add_parser("demo", parents=[common],
                                help="grade three sample submissions offline, print scores")
     demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
@@ -117,6 +119,9 @@ def main(argv=None):
 
 def dispatch(args):
     from .release import tools_on_path
+    if args.command == "check-setup":  # needs no course: it is what .ci/setup ends with
+        from .installed import print_summary
+        return print_summary()
     course = Course.load(args.course_dir) if getattr(args, "course_dir", None) else Course.find()
     tools_on_path()  # before nbgrader runs: `venv/bin/python -m ...` without an activated venv
     if args.command == "release":

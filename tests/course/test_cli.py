@@ -12,6 +12,7 @@ import pytest
 from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.rows import CSV_NAME
 from tests.support.roots import fake_course
+from tests.support.venvs import make_venv
 
 pytestmark = pytest.mark.course
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,8 +74,7 @@ def test_the_cli_works_from_an_unactivated_venv(course, tmp_path):
     """`venv/bin/python -m maskdiff_solutions grade ...` with nothing of the venv on PATH: nbgrader's
     `alembic` is found beside the interpreter. Without it, the error says what is missing."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-                   check=True)
+    make_venv(venv)
     alembic = Path(sys.executable).parent / "alembic"
     alembic = alembic if alembic.is_file() else Path(shutil.which("alembic"))
     (venv / "bin" / "alembic").symlink_to(alembic.resolve())

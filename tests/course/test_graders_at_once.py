@@ -14,6 +14,7 @@ import pytest
 
 from maskdiff_solutions.course import canary, cli, leases, notebooks, sandbox, workspace_lock
 from maskdiff_solutions.course.rows import CSV_NAME, Row, StudentResult
+from tests.support.venvs import make_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 TWO = ("reference", "buggy")   # of the small batch: a full and a partial score
@@ -173,8 +174,7 @@ def grade_command(python, course, tmp_path, *extra, env=None):
 def test_a_python_reached_through_a_symbolic_link_grades_right(course, small_batch, tmp_path):
     needs_sandbox()
     shutil.copytree(small_batch / "reference", tmp_path / "collected" / "reference")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(tmp_path / "data" / "course")], check=True)
+    make_venv(tmp_path / "data" / "course")
     (tmp_path / "envs").symlink_to(tmp_path / "data")
     done = grade_command(tmp_path / "envs" / "course" / "bin" / "python", course, tmp_path, "--no-canary")
     assert done.returncode == 0, done.stderr[-3000:]
