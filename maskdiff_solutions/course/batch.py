@@ -164,7 +164,7 @@ def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_no
     if todo:
         canary = f"canary: the reference graded first on {', '.join(Path(n).stem[:2] for n in todo)} (on the bar)"
     else:
-        canary = f"canary: {'proved before, left out' if canary_note else 'off (--no-canary)'}"
+        canary = f"canary: {'proved before, left out' if canary_note else 'off'}"
     return f"grading {who}; {describe(sandbox, limits)}; {canary}"
 
 

@@ -1,5 +1,5 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, publish, gradescope, demo.
+console script installed with the package). Commands: release, grade, export, publish, gradescope, check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
 it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
@@ -10,11 +10,28 @@ import time
 from .layout import SANDBOX_MODES, Course
 
 
-# What `grade`'s exit status means: a cron job must not read a good grading as a failure.
+# What each command's exit status means (each parser's epilog, and the docs' reference, are made from
+# this): a cron job must not read a good grading as a failure.
+STOPPED = "stopped before doing anything: a bad setting or argument, or no course here (its `error:` line says which)"
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
               2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
                  "or the reference (the canary) did not get full marks"}
+EXIT = {"release": {0: "release/ written", 2: STOPPED},
+        "grade": GRADE_EXIT,
+        "export": {0: "grades and every feedback page rewritten",
+                   1: "some student's feedback could not be made (named on stderr); the grades file is written",
+                   2: STOPPED},
+        "publish": {0: "the students' repository written", 2: STOPPED + ", or a file that would leak a solution"},
+        "gradescope": {0: "the autograder zip written", 2: STOPPED},
+        "check-setup": {0: "every package the course needs is installed (the sandbox line may still warn)",
+                        1: "a package is missing (its line says MISSING)"},
+        "demo": {0: "the three sample submissions got the marks they should (full, zero, partial)",
+                 1: "they did not: this machine's grading is broken", 2: STOPPED}}
+
+
+def _epilog(command):
+    return "exit status:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT[command].items())
 
 
 def parser():
@@ -29,10 +46,7 @@ def parser():
     commands.add_parser("release", parents=[common],
                         help="regenerate release/ from source/ through nbgrader (Colab badges included)")
     grade = commands.add_parser("grade", parents=[common], help="autograde every student's notebooks: "
-                                "feedback, grades-by-notebook.csv, grades-by-student.csv, summary",
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="exit status:\n" + "\n".join(f"  {code}  {meaning}"
-                                                                     for code, meaning in GRADE_EXIT.items()))
+                                "feedback, grades-by-notebook.csv, grades-by-student.csv, summary")
     grade.add_argument("submissions", metavar="SUBMISSIONS",
                        help="a folder with one sub-folder of notebooks per student, or a platform's export as "
                             "downloaded (Canvas or Moodle submissions zip, Gradescope's export folder, nbgrader's "
@@ -41,19 +55,19 @@ def parser():
                        help="the class list as the platform exports it (Canvas gradebook CSV, Moodle grading "
                             "worksheet, Gradescope roster, or a CSV with a `student` column): students who "
                             "handed in nothing are graded 0 and listed, files are matched to it")
-    grade.add_argument("--workspace", help="where submitted/, autograded/, feedback/, gradebook.db, "
+    grade.add_argument("--workspace", metavar="DIR", help="where submitted/, autograded/, feedback/, gradebook.db, "
                                            "grades-by-notebook.csv and grading-summary.* go "
                                            "(default: the course root)")
-    grade.add_argument("--jobs", type=int, default=1, help="students graded at once, each in its own "
+    grade.add_argument("--jobs", type=int, default=1, metavar="N", help="students graded at once, each in its own "
                                                            "process (default 1; results do not depend on it)")
     grade.add_argument("--notebook-jobs", type=int, default=None, metavar="N",
                        help="notebooks of one student autograded at once (default: the cores per job, "
                             "at least 1; results do not depend on it)")
     grade.add_argument("--executor", choices=("local", "dask"), default="local",
                        help="local: --jobs processes on this machine (default); dask: the Dask cluster at "
-                            "--scheduler (see the README's guide to grading on a cluster)")
+                            "--scheduler (docs/grading-at-scale.md)")
     grade.add_argument("--scheduler", metavar="ADDRESS", help="the Dask scheduler, e.g. tcp://host:8786")
-    grade.add_argument("--retries", type=int, default=2, help="with dask: times a student whose worker "
+    grade.add_argument("--retries", type=int, default=2, metavar="N", help="with dask: times a student whose worker "
                                                               "was lost is graded again (default 2)")
     grade.add_argument("--timeout", type=float, default=0.0, metavar="SECONDS",
                        help="with dask: a student still grading after this long fails, saying so "
@@ -75,7 +89,7 @@ def parser():
                             "got full marks under the same setup (course, code, packages, sandbox, seed, user)")
     export = commands.add_parser("export", parents=[common], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
-    export.add_argument("--workspace", help="the workspace graded into (default: the course root)")
+    export.add_argument("--workspace", metavar="DIR", help="the workspace graded into (default: the course root)")
     export.add_argument("--to", choices=("canvas", "moodle"), dest="platform",
                         help="also write the platform's gradebook import (grades-canvas.csv or grades-moodle.csv) "
                              "and its bulk feedback (feedback-canvas/ or feedback-moodle.zip), keyed by the ids "
@@ -99,9 +113,11 @@ def parser():
                         "transformers, nbgrader, and whether the sandbox works for you (exit 1 if a package is missing)")
     demo = commands.add_parser("demo", parents=[common],
                                help="grade three sample submissions offline, print scores")
-    demo.add_argument("--workspace", help="keep the demo's files here (default: a temporary folder)")
+    demo.add_argument("--workspace", metavar="DIR", help="keep the demo's files here (default: a temporary folder)")
     demo.add_argument("--sandbox", choices=SANDBOX_MODES, default="auto", help="as for grade")
     demo.add_argument("--notebook", action="append", dest="notebooks", metavar="NN", help="as for grade")
+    for name, sub in commands.choices.items():  # every command states its exit statuses
+        sub.formatter_class, sub.epilog = argparse.RawDescriptionHelpFormatter, _epilog(name)
     return main
 
 

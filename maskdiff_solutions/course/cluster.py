@@ -41,11 +41,11 @@ def check_workers(client):
         theirs = client.run(jobs.package_fingerprint)
     except Exception as err:  # noqa: BLE001 - typically: the package is not installed there
         raise RuntimeError(f"a Dask worker cannot run the course's grading code ({type(err).__name__}: "
-                           f"{err}): install this checkout on every worker (see the README)") from None
+                           f"{err}): install this checkout on every worker (docs/grading-at-scale.md)") from None
     stale = sorted(worker for worker, value in theirs.items() if value != here)
     if stale:
         raise RuntimeError(f"the Dask workers {', '.join(stale)} have other maskdiff_solutions code than "
-                           f"this machine: give every worker the same checkout (see the README)")
+                           f"this machine: give every worker the same checkout (docs/grading-at-scale.md)")
     return sum(client.nthreads().values())
 
 

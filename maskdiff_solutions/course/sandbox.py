@@ -34,15 +34,18 @@ class SandboxError(RuntimeError):
 
 @dataclass
 class Limits:
-    """Per kernel. The memory cap needs a writable cgroup (v1 or v2); the others always hold."""
-    memory_mb: int = 6144          # cgroup memory, all processes together
-    address_space_mb: int = 24576  # per process (torch reserves far more than it touches)
-    processes: int = 512           # threads count too
-    file_size_mb: int = 256        # the largest file a process may write
-    open_files: int = 1024
-    cpu_seconds: int = 1800        # per process
-    home_mb: int = 1024            # the private home (handed-in files, what the notebook writes)
-    tmp_mb: int = 512
+    """Per kernel. The memory cap needs a writable cgroup (v1 or v2); the others always hold. Each
+    field's doc is shown in the docs' reference (course/cli_reference.py)."""
+    memory_mb: int = field(default=6144, metadata={"doc": "memory of all the kernel's processes together (a cgroup)"})
+    address_space_mb: int = field(default=24576, metadata={
+        "doc": "address space per process (torch reserves far more than it touches)"})
+    processes: int = field(default=512, metadata={"doc": "processes and threads"})
+    file_size_mb: int = field(default=256, metadata={"doc": "the largest file a process may write"})
+    open_files: int = field(default=1024, metadata={"doc": "open files per process"})
+    cpu_seconds: int = field(default=1800, metadata={"doc": "CPU time per process"})
+    home_mb: int = field(default=1024, metadata={
+        "doc": "the private home (the handed-in files and what the notebook writes)"})
+    tmp_mb: int = field(default=512, metadata={"doc": "the private /tmp"})
 
 
 @dataclass
@@ -111,7 +114,7 @@ def available():
 
 
 # What bubblewrap says when a container's security settings forbid it, and the setting that allows it
-# (README: "Grading in a container").
+# (docs/grading-at-scale.md, "In a container").
 CONTAINER_SETTINGS = (
     (("No permissions to creat", "Creating new namespace failed", "setting up uid map", "unshare"),
      "new namespaces are forbidden: in Docker run with --security-opt seccomp=unconfined (Kubernetes: "

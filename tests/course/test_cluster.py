@@ -178,7 +178,8 @@ def test_the_rerun_state_follows_every_input(course, monkeypatch):
 
 def test_the_readme_states_the_cluster_defaults():
     root = Path(cli.__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text()
+    from tests.support.docs import page
+    readme = page("grading-at-scale.md")
     defaults = cli.parser().parse_args(["grade", "x"])
     assert defaults.executor == "local" and defaults.retries == 2 and defaults.timeout == 0
     assert "`--retries N` (default 2)" in readme and "`--timeout SECONDS` (default none)" in readme

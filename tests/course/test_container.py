@@ -1,4 +1,4 @@
-"""The grader in a container (Dockerfile, README "Grading in a container"): the recipe's pins and
+"""The grader in a container (Dockerfile, docs/grading-at-scale.md "In a container"): the recipe's pins and
 settings match the code, `--sandbox required` names the container setting that is missing, and where
 a container runtime can build the image, the demo grades inside it with its sandbox."""
 import os
@@ -14,7 +14,7 @@ from maskdiff_solutions.course import sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "python:3.11-slim"
-# Where Docker Hub or PyTorch's index is out of reach: an image made locally to build FROM (README,
+# Where Docker Hub or PyTorch's index is out of reach: an image made locally to build FROM (docs/grading-at-scale.md,
 # "Grading in a container") and the build's extra arguments (where pip finds torch, mounts).
 LOCAL_BASE = os.environ.get("MASKDIFF_CONTAINER_BASE", "")
 BUILD_ARGS = shlex.split(os.environ.get("MASKDIFF_CONTAINER_BUILD_ARGS", ""))
@@ -24,8 +24,9 @@ KUBERNETES = ("seccompProfile", "appArmorProfile", "procMount: Unmasked")
 
 
 def container_section():
-    text = (ROOT / "README.md").read_text()
-    return text[text.index("### Grading in a container"):][:6000]
+    from tests.support.docs import page
+    text = page("grading-at-scale.md")
+    return text[text.index("## In a container"):][:6000]
 
 
 def test_the_recipe_pins_what_ci_installs_and_the_readme_names_every_setting():

@@ -47,3 +47,25 @@ def test_the_demos_bug_is_a_mutant_of_the_catalog():
     word for word."""
     assert any((m.function, m.name, m.source) == (demo.BUG.function, demo.BUG.name, demo.BUG.source)
                for m in catalog.MUTANTS)
+
+
+def test_the_demo_output_in_the_docs_is_what_the_demo_prints(course, graded_batch):
+    """docs/demo-output.txt (shown in Getting started) was printed by the demo: each row's autograded
+    points and each student's total are what grading these submissions gives (the buggy student's
+    other notebooks score as the reference's, as shown above)."""
+    from tests.support.docs import DOCS
+    shown = (DOCS / "demo-output.txt").read_text()
+    graded = graded_batch[1]
+    holding = bug_notebooks(course, demo.BUG)
+    totals = {}
+    for student in ("reference", "untouched", "buggy"):
+        for name in course.notebooks():
+            stem = name.removesuffix(".ipynb")
+            row = graded[(student if student != "buggy" or name in holding else "reference", stem)]
+            line = next(l for l in shown.splitlines() if l.split()[:2] == [student, stem])
+            assert line.split()[3] == f"{row.auto_score:g}/{row.auto_max:g}", line
+            got, best = totals.get(student, (0.0, 0.0))
+            totals[student] = (got + row.auto_score, best + row.auto_max)
+        got, best = totals[student]
+        assert f"{student:<10} {got:g} / {best:g} autograded points" in shown, student
+    assert f"(buggy one: {demo.BUG.function}, {demo.BUG.name})" in shown

@@ -15,6 +15,7 @@ from maskdiff_solutions.course.layout import Course
 from maskdiff_solutions.course.rows import Report, Row, table
 from tests.support.cases import SMALL_BATCH
 from tests.support.gradings import assert_same_grading
+from tests.support.docs import one_line, page
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -283,7 +284,7 @@ def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_pat
             f"and not graded") in page
     assert page.count("optional, not graded") >= len(manual) and "to be graded by a person" not in page
     assert " ".join("all of it autograded; written answers are optional in this course and not graded".split()) \
-        in " ".join((ROOT / "README.md").read_text().split())
+        in one_line(page("grading.md"))
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
         submitted = gradebook.find_submission_notebook(NB01[:-len(".ipynb")], course.assignment, "reference")
         assert not any(grade.needs_manual_grade for grade in submitted.grades)  # formgrader: nothing to do

@@ -31,7 +31,7 @@ from tests.support.pages import active, formgrader_view
 pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.xdist_group("gradings")]
 ROOT = Path(__file__).resolve().parents[2]
 STEM = "01_noise_for_words"
-# What the README's threat model says a non-root grader's sandbox cannot stop (its kernel owns its own
+# What the security model (docs/security.md) says a non-root grader's sandbox cannot stop (its kernel owns its own
 # folder); that it steals nothing is still checked.
 NON_ROOT_CAN = {"swap_kernel_sockets"}
 BESIDE = os.geteuid() == 0   # a second grader beside the batch (root's leg; the ordinary user's grades alone)

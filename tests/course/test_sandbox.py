@@ -134,3 +134,22 @@ def test_the_start_line_names_the_sandbox_in_force_and_where_memory_is_capped(co
     assert ("a uid of its own" in line) == (os.geteuid() == 0)
     assert f"{limits['memory_mb']} MB per kernel" in line or f"{limits['address_space_mb']} MB of address" in line
     assert describe("off", limits).startswith("sandbox: OFF")
+
+
+def test_the_start_line_shown_in_the_docs_is_the_one_grade_prints(course, monkeypatch):
+    """docs/grading.md shows the line `grade` prints before its bar, for a grader who is not root on a
+    machine with writable cgroups: here the same line is made for 120 students and every notebook."""
+    import re
+    import types
+    from pathlib import Path
+    from maskdiff_solutions.course import batch, leases
+    from maskdiff_solutions.course.sandbox import configured_limits
+    from tests.support.docs import page
+    shown = re.search(r"^grading 120 students from collected; .*$", page("grading.md"), re.M).group(0)
+    monkeypatch.setattr(leases.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(leases.pwd, "getpwuid", lambda uid: types.SimpleNamespace(pw_name="you"))
+    monkeypatch.setattr(leases, "Cgroup", lambda *args: types.SimpleNamespace(procs="cgroup.procs", close=lambda: None))
+    students = {f"s{i:03d}": None for i in range(120)}
+    line = batch.start_line(Path("collected"), students, {**students, batch.STUDENT: None}, {}, "required",
+                            configured_limits(course.root), [f"{n:02d}_x.ipynb" for n in range(1, 6)], "")
+    assert line == shown

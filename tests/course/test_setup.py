@@ -82,3 +82,20 @@ def test_check_setup_says_which_python_torch_nbgrader_and_sandbox():
     assert sys.executable in lines["python"] and ("CPU only" in lines["torch"] or "GPU:" in lines["torch"])
     assert ("works for" in lines["sandbox"]) or ("NOT WORKING" in lines["sandbox"])
     assert (sys.prefix != sys.base_prefix) == ("virtual environment" in lines["python"])
+
+
+def test_the_summary_shown_in_getting_started_is_the_one_setup_prints():
+    """docs/getting-started.md shows set-up's closing summary: the same lines, in the same order, the
+    torch that set-up pins, a transformers and an nbgrader that requirements.txt admits."""
+    import re
+    from maskdiff_solutions.course.installed import summary
+    from tests.support.docs import page
+    text = page("getting-started.md")
+    block = text[text.index("set up in"):].split("```")[0].splitlines()[1:]
+    shown = {line.split()[0]: line.split(None, 1)[1] for line in block if line.strip()}
+    assert list(shown) == [what for what, _ in summary()]
+    pin = re.search(r"^TORCH=torch==([\d.]+)$", (ROOT / ".ci" / "setup").read_text(), re.M).group(1)
+    assert shown["torch"].startswith(f"{pin}+cpu, CPU only (a CPU build)")
+    assert tuple(map(int, shown["transformers"].split(".")[:2])) >= (4, 48) and shown["nbgrader"].startswith("0.9.")
+    assert shown["sandbox"].startswith("bubblewrap ") and "works for" in shown["sandbox"]
+    assert "(a virtual environment)" in shown["python"]

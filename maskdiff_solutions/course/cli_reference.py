@@ -1,0 +1,90 @@
+"""The docs site's reference pages, made from the code when the site is built (docs/hooks.py): every
+command and option from the command line's own parser, every exit status from cli.EXIT, every
+pyproject.toml setting from the tables that check them. So the reference cannot drift from the code."""
+import argparse
+import dataclasses
+
+from . import cli, gradescope, layout, sandbox
+
+
+def commands():
+    """{name: (its parser, its one-line help)}, in the order `--help` lists them."""
+    root = cli.parser()
+    sub = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {action.dest: action.help for action in sub._choices_actions}
+    return {name: (parser, helps[name]) for name, parser in sub.choices.items()}
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _option(action):
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    flags = ", ".join(action.option_strings)
+    if action.nargs == 0:
+        return f"`{flags}`"
+    return f"`{flags} {action.metavar or action.dest.upper()}`"
+
+
+def _default(action):
+    if action.nargs == 0 or action.default in (None, argparse.SUPPRESS) or not action.option_strings:
+        return ""
+    return f"`{action.default}`"
+
+
+def options_table(parser):
+    rows = ["| option | default | what it does |", "| --- | --- | --- |"]
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        help_text = action.help or ""
+        if action.choices and action.option_strings:
+            help_text += f" (one of: {', '.join(map(str, action.choices))})"
+        if isinstance(action, argparse._AppendAction):
+            help_text += " (may be repeated)"
+        rows.append(f"| {_option(action)} | {_default(action)} | {_cell(help_text)} |")
+    return rows
+
+
+def exit_table(name):
+    return ["| exit status | means |", "| --- | --- |"] + [f"| {code} | {_cell(meaning)} |"
+                                                          for code, meaning in cli.EXIT[name].items()]
+
+
+def commands_markdown():
+    """The commands, each with its usage, options and exit statuses, as Markdown."""
+    lines = []
+    for name, (parser, help_text) in commands().items():
+        usage = " ".join(parser.format_usage().split())  # one line, as argparse would wrap it anyway
+        lines += [f"## `{name}`", "", help_text[0].upper() + help_text[1:] + ".", "",
+                  "```", usage.removeprefix("usage: "), "```", "", *options_table(parser), "",
+                  *exit_table(name), ""]
+    return "\n".join(lines)
+
+
+def settings_markdown():
+    """pyproject.toml's [tool.maskdiff] tables, from the dictionaries that check them."""
+    lines = ["### `[tool.maskdiff]`", "", "| setting | valid values | what it is |", "| --- | --- | --- |"]
+    lines += [f"| `{key}` | `{_cell(pattern)}` | {_cell(meaning)} |" for key, (pattern, meaning) in layout.SETTINGS.items()]
+    lines += ["", "### `[tool.maskdiff.sandbox]`", "",
+              "Limits per student kernel; `MASKDIFF_SANDBOX_LIMITS` (a JSON object) overrides them for one run.", "",
+              "| setting | default | what it caps |", "| --- | --- | --- |"]
+    lines += [f"| `{f.name}` | `{f.default}` | {_cell(f.metadata['doc'])} |" for f in dataclasses.fields(sandbox.Limits)]
+    lines += ["", "### `[tool.maskdiff.gradescope]`", "", "| setting | default | one of |", "| --- | --- | --- |"]
+    lines += [f"| `{key}` | `{default}` | {', '.join(f'`{c}`' for c in gradescope.CHOICES[key])} |"
+              for key, default in gradescope.DEFAULTS.items()]
+    return "\n".join(lines) + "\n"
+
+
+MARKERS = {"<!-- commands: made from the parser -->": commands_markdown,
+           "<!-- settings: made from the code -->": settings_markdown}
+
+
+def fill(markdown):
+    """A page with each marker replaced by what it stands for."""
+    for marker, make in MARKERS.items():
+        if marker in markdown:
+            markdown = markdown.replace(marker, make())
+    return markdown
