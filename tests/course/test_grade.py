@@ -15,7 +15,7 @@ from maskdiff_solutions.course.layout import Course
 from maskdiff_solutions.course.rows import Report, Row, table
 from tests.support.cases import SMALL_BATCH
 from tests.support.gradings import assert_same_grading
-from tests.support.docs import one_line, page
+from tests.support.docs import one_line, page as docs_page
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -278,13 +278,13 @@ def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_pat
     assert "optional" in text.splitlines()[1] and "to grade" not in text
     assert "written answers are optional in this course" in text
     assert "written answers: optional" in summary.text(report)
-    page = (workspace / "feedback" / "reference" / course.assignment / NB01.replace(".ipynb", ".html")).read_text()
+    html = (workspace / "feedback" / "reference" / course.assignment / NB01.replace(".ipynb", ".html")).read_text()
     best = f"{row.auto_max:g}"
     assert (f"Score: {best} / {best}, all of it autograded; written answers are optional in this course "
-            f"and not graded") in page
-    assert page.count("optional, not graded") >= len(manual) and "to be graded by a person" not in page
+            f"and not graded") in html
+    assert html.count("optional, not graded") >= len(manual) and "to be graded by a person" not in html
     assert " ".join("all of it autograded; written answers are optional in this course and not graded".split()) \
-        in one_line(page("grading.md"))
+        in one_line(docs_page("grading.md"))
     with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}", course_id="maskdiff") as gradebook:
         submitted = gradebook.find_submission_notebook(NB01[:-len(".ipynb")], course.assignment, "reference")
         assert not any(grade.needs_manual_grade for grade in submitted.grades)  # formgrader: nothing to do

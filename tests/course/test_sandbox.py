@@ -22,7 +22,8 @@ def can(action):
         action(); return True
     except Exception:
         return False
-facts["sees_course"] = can(lambda: os.listdir(sys.argv[1]))
+facts["course_listing"] = os.listdir(sys.argv[1]) if can(lambda: os.listdir(sys.argv[1])) else None
+facts["reads_course"] = can(lambda: open(os.path.join(sys.argv[1], "pyproject.toml")).read())
 facts["imports_solutions"] = can(lambda: __import__("maskdiff_solutions"))
 facts["imports_client"] = can(lambda: __import__("maskdiff_client"))
 facts["writes_home"] = can(lambda: open("here.txt", "w").write("x"))
@@ -63,7 +64,12 @@ def probed(tmp_path_factory):
 
 
 def test_the_course_and_the_hidden_package_are_out_of_sight(probed):
-    assert not probed["sees_course"] and not probed["imports_solutions"]
+    # A venv made inside the course (CI's .venv) is bound read-only, so the course folder exists in
+    # the sandbox as the path to it, holding that folder and nothing else.
+    inside = {root.relative_to(ROOT).parts[0] for root in kernel_sandbox.python_roots()
+              if ROOT in root.parents}
+    assert probed["course_listing"] is None or set(probed["course_listing"]) <= inside, probed["course_listing"]
+    assert not probed["reads_course"] and not probed["imports_solutions"]
     assert probed["imports_client"]
 
 
