@@ -22,7 +22,8 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "export": {0: "grades and every feedback page rewritten",
                    1: "some student's feedback could not be made (named on stderr); the grades file is written",
                    2: STOPPED},
-        "publish": {0: "the students' repository written", 2: STOPPED + ", or a file that would leak a solution"},
+        "publish": {0: "release/ brought up to date and the students' repository written",
+                    2: STOPPED + ", a file that would leak a solution, or one edited since the last publish"},
         "gradescope": {0: "the autograder zip written", 2: STOPPED},
         "check-setup": {0: "every package the course needs is installed (the sandbox line may still warn)",
                         1: "a package is missing (its line says MISSING)"},
@@ -98,8 +99,8 @@ def parser():
                         help="with --to canvas: the assignment's column as Canvas's gradebook export names it, "
                              "e.g. 'Masked diffusion (12345)' (default: the course's assignment name, which Canvas "
                              "imports as a new assignment)")
-    publish = commands.add_parser("publish", parents=[common], help="write the students' public "
-                                  "repository (release notebooks and their README) into DIR")
+    publish = commands.add_parser("publish", parents=[common], help="release, then write the students' "
+                                  "public repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",
                          help="a new or empty folder, a clone of the students' repository, or a folder "
                               "publish wrote before; outside the course")
@@ -183,10 +184,8 @@ def dispatch(args):
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "publish":
-        from .publish import publish
-        written = publish(course, args.directory)
-        print(f"wrote the students' repository ({len(written)} files) to {args.directory}; commit and "
-              f"push it to https://github.com/{course.public_repository}")
+        from .publish import closing, publish
+        print(closing(course, args.directory, publish(course, args.directory)))
         return 0
     if args.command == "gradescope":
         from .gradescope import build

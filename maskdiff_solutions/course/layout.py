@@ -56,7 +56,12 @@ SETTINGS = {
     "public_branch": (r"[A-Za-z0-9_.][A-Za-z0-9_./-]*", "its branch the badges open"),
     "written_answers": (r"graded|optional", "\"graded\" (a person grades the written answers) or "
                         "\"optional\" (they are not graded: the grade is the autograded points alone)"),
+    "student_notes": (r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*\.md",
+                      "a Markdown file of the course, its path from the course root (`STUDENT_NOTES.md`): "
+                      "the course's own words to students, such as where and when to hand in, which "
+                      "`publish` puts in the students' README under *From your instructors*"),
 }
+PLACEHOLDER_REPOSITORY = "maskdiff-course/maskdiff-students"  # what the bundle names until a course sets its own
 READER = "drawing_reader.py"  # what the set-up cells fetch (Course.reader_url)
 RENAMED = {"repository": "public_repository", "branch": "public_branch"}
 TABLES = {"sandbox", "gradescope"}  # sub-tables read elsewhere (course/sandbox.py, course/gradescope.py)
@@ -103,6 +108,7 @@ class Course:
     public_repository: str = ""
     public_branch: str = "main"
     written_answers: str = "graded"   # or "optional": nobody grades them (course/answers.py)
+    student_notes: str = ""           # a Markdown file of the course for the students' README (publish.py)
 
     @classmethod
     def find(cls, start=None):
@@ -125,7 +131,8 @@ class Course:
                                     f"source/")
         settings = _settings(root / "pyproject.toml")
         return cls(root, settings.get("assignment", "maskdiff"), settings.get("public_repository", ""),
-                   settings.get("public_branch", "main"), settings.get("written_answers", "graded"))
+                   settings.get("public_branch", "main"), settings.get("written_answers", "graded"),
+                   settings.get("student_notes", ""))
 
     @property
     def answers_optional(self):

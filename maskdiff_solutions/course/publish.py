@@ -8,20 +8,26 @@ students with the same badges, a requirements.txt for their own machines, a .git
 `drawing_reader.py` (`reader_text`): the recorder of what cells draw and print and its description in
 words, which the notebooks' set-up cell fetches so that each drawing's test cell shows the student
 what the autograder's reader finds (it decides nothing). Networks and stories come from the Hugging
-Face hub.
+Face hub. The course's own words to its students (where and when to hand in) live in the course, in
+the Markdown file `[tool.maskdiff] student_notes` names, and go into that README under their own
+heading at every publish, so that nothing publish writes needs editing in the students' repository.
 
-The notebooks are generated afresh from source/ (the same bytes as `release`), and every file is
-checked before anything is written: no solution or hidden-test line of any source notebook, no
-solution or hidden-test marker, no Python file but the reader, nothing named like a course package.
+Publishing first does what `release` does (the set-up cells' READER_URL follows public_repository,
+release/ is regenerated from source/), so the notebooks published are release/'s bytes, and their
+badges and READER_URL name the same repository (checked, with the leaks, before anything is
+written): no solution or hidden-test line of any source notebook, no solution or hidden-test marker,
+no Python file but the reader, nothing named like a course package. A file publish wrote and someone
+has edited since (its fingerprint is in the list publish keeps) is never overwritten: publish
+refuses and says where the words belong.
 """
 import ast
+import hashlib
 import re
-import tempfile
 from pathlib import Path
 
 from . import notebooks
-from .layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, READER
-from .release import CourseError, generate, needs_public_repository
+from .layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, PLACEHOLDER_REPOSITORY, READER
+from .release import CourseError, needs_public_repository, release
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
 COURSE_NAMES = (*COURSE_PACKAGES, "source", "tests", "gradebook", "autograded",
@@ -32,6 +38,9 @@ READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in t
 GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
                    r"([^)\s]+\.ipynb)\)")
+READER_URLS = re.compile(r"https://raw\.githubusercontent\.com/[^\s\"'\\]+/" + re.escape(READER))
+NOTES_HEADING = "From your instructors"
+WRITTEN = re.compile(r"([0-9a-f]{64})  (.+)")  # a line of MANIFEST: fingerprint, two spaces, path
 
 STUDENT_README = """\
 # Masked diffusion language models: the notebooks
@@ -43,7 +52,7 @@ batched sampler. Along the way you chat with a real diffusion language model and
 | notebook | open it |
 | --- | --- |
 {table}
-
+{notes}
 ## Working on them
 
 1. Click a notebook's badge: it opens in Google Colab. *File → Save a copy in Drive* keeps your work.
@@ -56,7 +65,7 @@ batched sampler. Along the way you chat with a real diffusion language model and
    own functions (the cell after each plot says what it reads, and prints what the reader finds in
    your figure or printout: if it misses something you drew, draw it more plainly). Draw them with
    matplotlib, from your functions. Your written answers are graded by a person.
-5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*).
+5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*){where}.
 
 Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
 opens with one cell, *your functions from earlier notebooks*, where you paste them. That cell is not
@@ -142,17 +151,36 @@ def reader_text():
             + "\n\ninstall()\n")
 
 
-def build(course, scratch):
-    """{relative path: text} of the students' repository (the notebooks generated afresh)."""
-    built = generate(course, Path(scratch) / "release", Path(scratch) / "workspace")
+def student_notes(course):
+    """The course's own words for its students' README (the file `student_notes` names), "" when it
+    names none. A missing file is an error: the README would silently lose the hand-in rules."""
+    if not course.student_notes:
+        return ""
+    path = course.root / course.student_notes
+    if not path.is_file():
+        raise CourseError(f"{course.root / 'pyproject.toml'} [tool.maskdiff] student_notes = "
+                          f"{course.student_notes!r}, and there is no file {path}: write there what "
+                          f"students must know (where and when to hand in), or remove the setting")
+    return path.read_text(encoding="utf-8").strip()
+
+
+def readme(rows, notes):
+    """The students' README: the notebooks' table, then the course's own words when it has some."""
+    section = f"\n## {NOTES_HEADING}\n\n{notes}\n" if notes else ""
+    where = f", where and when *{NOTES_HEADING}* says" if notes else ""
+    return STUDENT_README.format(count=len(rows), table="\n".join(rows), notes=section, where=where,
+                                 gpu=" and ".join(GPU_NOTEBOOKS))
+
+
+def build(course, notes=""):
+    """{relative path: text} of the students' repository, its notebooks those of release/."""
     files, rows = {}, []
-    for path in sorted(built.glob("*.ipynb")):
+    for path in sorted(course.release_dir.glob("*.ipynb")):
         nb = notebooks.read(path)
         files[path.name] = path.read_text(encoding="utf-8")
         badge = f"[![Open In Colab]({notebooks.BADGE_IMAGE})]({course.colab_url(path.name)})"
         rows.append(f"| {title(nb, path.stem)} (`{path.name}`) | {badge} |")
-    files["README.md"] = STUDENT_README.format(count=len(rows), table="\n".join(rows),
-                                               gpu=" and ".join(GPU_NOTEBOOKS))
+    files["README.md"] = readme(rows, notes)
     files["requirements.txt"] = student_requirements(course)
     files[".gitignore"] = STUDENT_IGNORE
     files[READER] = reader_text()
@@ -182,6 +210,63 @@ def leaks(course, files):
     return found
 
 
+def disagreements(course, files):
+    """Each badge or drawing-reader address in files that names another repository or branch than
+    the course's settings, in words (empty: they all agree)."""
+    found = []
+    for relative, text in sorted(files.items()):
+        for repository, branch, _ in badge_targets(text):
+            if (repository, branch) != (course.public_repository, course.public_branch):
+                found.append(f"{relative}: a Colab badge opens {repository} (branch {branch})")
+        for url in sorted(set(READER_URLS.findall(text)) - {course.reader_url()}):
+            found.append(f"{relative}: fetches the drawing reader from {url}")
+    return found
+
+
+def fingerprint(data):
+    """sha256 of a file's bytes, its line ends as publish wrote them (a clone may have made them CRLF)."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
+def manifest(files):
+    """MANIFEST's text: each file publish writes, with its fingerprint."""
+    lines = [f"{fingerprint(text.encode('utf-8'))}  {relative}" for relative, text in sorted(files.items())]
+    return "\n".join(["# written by the course's publish command, which replaces these files next time "
+                      "(unless edited since) and leaves every other file alone", *lines]) + "\n"
+
+
+def last_written(target):
+    """{relative path: fingerprint} of what the last publish wrote into target (None: written by a
+    publish that kept no fingerprints)."""
+    listed = {}
+    if (target / MANIFEST).is_file():
+        for line in (target / MANIFEST).read_text().splitlines():
+            match = WRITTEN.fullmatch(line.strip())
+            if match:
+                listed[match[2]] = match[1]
+            elif line.strip() and not line.startswith("#"):
+                listed[line.strip()] = None
+    return listed
+
+
+def _inside(target, relative):
+    """target/relative when it is a plain file inside target (never a link, never outside)."""
+    path = target / relative
+    if target in path.resolve().parents and path.is_file() and not path.is_symlink():
+        return path
+    return None
+
+
+def edited_since(target):
+    """The files the last publish wrote into target that have been changed since."""
+    edited = []
+    for relative, written in sorted(last_written(target).items()):
+        path = _inside(target, relative)
+        if written and path and fingerprint(path.read_bytes()) != written:
+            edited.append(relative)
+    return edited
+
+
 def _target(course, directory):
     target = Path(directory).resolve()
     root = course.root
@@ -198,24 +283,50 @@ def _target(course, directory):
     return target
 
 
+def refuse_edits(target):
+    """Someone's words are never lost to a publish: refuse while a file it wrote has been edited since."""
+    edited = edited_since(target)
+    if edited:
+        them = "it" if len(edited) == 1 else "them"
+        raise CourseError(f"{', '.join(edited)} in {target} changed since publish wrote {them}, and publishing "
+                          f"would overwrite {them}: put the course's own words in the Markdown file "
+                          f"[tool.maskdiff] student_notes names (publish puts it in the README), then "
+                          f"delete or restore the changed files and publish again")
+
+
+def release_up_to_date(course):
+    """Do what `release` does, so that the notebooks follow the current settings; says which release/
+    notebooks changed (the course repository has them to commit)."""
+    before = {path.name: path.read_bytes() for path in course.release_dir.glob("*.ipynb")}
+    for path in release(course):
+        if before.pop(path.name, None) != path.read_bytes():
+            print(f"{path.relative_to(course.root)}: regenerated from source/ (commit it)")
+    for name in sorted(before):
+        print(f"{(course.release_dir / name).relative_to(course.root)}: removed, no longer in source/ (commit it)")
+
+
 def publish(course, directory):
-    """Write the students' repository into directory; returns the files written (relative)."""
+    """Release the course, then write the students' repository into directory; returns the files
+    written (relative). Every refusal about the settings or the folder comes before any work."""
     needs_public_repository(course)
+    notes = student_notes(course)
     target = _target(course, directory)
-    with tempfile.TemporaryDirectory(prefix="maskdiff-publish-") as scratch:
-        files = build(course, scratch)
-    files[MANIFEST] = "\n".join(["# written by the course's publish command, which replaces these files next "
-                                 "time and leaves every other file alone", *sorted(files)]) + "\n"
+    refuse_edits(target)
+    release_up_to_date(course)
+    files = build(course, notes)
+    files[MANIFEST] = manifest(files)
+    wrong = disagreements(course, files)
+    if wrong:
+        raise CourseError(f"refusing to publish, the notebooks do not all point at {course.public_repository} "
+                          f"(branch {course.public_branch}): " + "; ".join(wrong[:10]))
     found = leaks(course, files)
     if found:
         raise CourseError("refusing to publish, the students' repository would leak: " + "; ".join(found[:10]))
     target.mkdir(parents=True, exist_ok=True)
-    if (target / MANIFEST).is_file():  # what the last publish wrote goes; the rest (LICENSE, .github/) stays
-        for line in (target / MANIFEST).read_text().splitlines():
-            old = target / line.strip()
-            if line.strip() and not line.startswith("#") and target in old.resolve().parents \
-                    and old.is_file() and not old.is_symlink():
-                old.unlink()
+    for relative in last_written(target):  # what the last publish wrote goes; the rest (LICENSE, .github/) stays
+        old = _inside(target, relative)
+        if old:
+            old.unlink()
     for relative, text in sorted(files.items()):
         path = target / relative
         if path.is_symlink():
@@ -228,3 +339,12 @@ def publish(course, directory):
 def badge_targets(text):
     """(repository, branch, path) of every Colab badge link in a text."""
     return BADGE.findall(text)
+
+
+def closing(course, directory, written):
+    """The last line of `publish`: where the files went and where to push them (the bundle's
+    placeholder repository is no course's, so it is named as such)."""
+    unset = (" (the placeholder: set [tool.maskdiff] public_repository in pyproject.toml to your students' "
+             "repository and publish again)" if course.public_repository == PLACEHOLDER_REPOSITORY else "")
+    return (f"wrote the students' repository ({len(written)} files) to {directory}; commit and push it to "
+            f"https://github.com/{course.public_repository}{unset}")
