@@ -40,6 +40,7 @@ c.Autograde.autograde_preprocessors = [
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "maskdiff_solutions.course.feedback.PendingManualGrades",
+    "maskdiff_solutions.course.feedback.StudentWords",
     "maskdiff_solutions.course.feedback.HideHiddenTracebacks",
     "maskdiff_solutions.course.feedback.ScrubHiddenCode",
     "nbgrader.preprocessors.ClearHiddenTests",

@@ -239,6 +239,7 @@ def test_the_readme_quotes_the_handed_in_budgets_and_settings():
         assert f"`{setting}`" in README, setting
     assert handed_in.STUDENT_LABEL.split(".")[0].strip("*") in README
     assert "Re-run by the grader" in handed_in.RERUN_LABEL and "Re-run by the grader" in README
+    assert handed_in.FOR_STUDENT[handed_in.STUDENT_LABEL].split(".")[0].strip("*") in one_line(README)
 
 
 def figures(text):

@@ -1,8 +1,15 @@
 """Feedback preprocessing: students see what failed, in words, but none of the hidden tests' code;
 points a person has still to grade read as such, not as 0."""
+import html
+import re
 from pathlib import Path
+from xml.etree.ElementTree import tostring
 
 import nbgrader
+from latex2mathml.converter import convert_to_element
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from jinja2 import pass_context
 from nbgrader.api import Gradebook
 from traitlets.config import Config
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -77,6 +84,68 @@ class ScrubHiddenCode(NbGraderPreprocessor):
         return cell, resources
 
 
+class StudentWords(NbGraderPreprocessor):
+    """The labels `handed_in.carry` puts in a graded notebook speak to the grader in formgrader; in
+    the feedback page they speak to the student. nbgrader's automatic comment on an answer left as
+    handed out ("No response.") becomes a plain "Not answered" line, and an empty comment nothing, so
+    the page shows a comment box only where a person wrote a comment."""
+
+    def preprocess_cell(self, cell, resources, index):
+        from .handed_in import for_student
+        for output in cell.get("outputs", []):
+            for_student(output)
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("comment") is not None and str(meta["comment"]).strip() in ("", UNCHANGED):
+            meta["unanswered"] = str(meta.pop("comment")).strip() == UNCHANGED
+        return cell, resources
+
+
+UNCHANGED = "No response."  # nbgrader's automatic comment on an answer cell left as it was handed out
+
+
+# ------------------------------------------------------------------ maths a browser typesets offline
+
+NUMERIC_REFERENCE = re.compile(r"&amp;(#x[0-9A-Fa-f]+|#[0-9]+);")
+
+
+def mathml(tex, display):
+    """LaTeX as a MathML element, which browsers typeset themselves (no MathJax to fetch from a CDN,
+    so the page shows its formulas offline). The tree is serialised here, every text escaped: a
+    student's `\\text{<script>}` stays text. TeX it cannot read is shown as code, never dropped."""
+    try:
+        element = convert_to_element(tex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - a student's TeX may be anything
+        return f"<code>{html.escape(tex)}</code>"
+    return NUMERIC_REFERENCE.sub(r"&\1;", tostring(element, encoding="unicode"))
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer, its maths as MathML instead of TeX left for MathJax."""
+
+    def inline_math(self, body):
+        return mathml(body, display=False)
+
+    def block_math(self, body):
+        return mathml(body, display=True)
+
+    def latex_environment(self, name, body):
+        return mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
+
+
+class FeedbackExporter(HTMLExporter):
+    """The feedback page's exporter: markdown (cells and displayed outputs) with MathML maths."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(escape=False, attachments=cell.get("attachments", {}),
+                                  embed_images=self.embed_images,
+                                  path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                                  anchor_link_text=self.anchor_link_text,
+                                  exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
 # Our feedback page (templates/maskdiff_feedback) extends nbgrader's, which lives with formgrader.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 NBGRADER_TEMPLATES = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
@@ -126,7 +195,8 @@ def generate_feedback(api, assignment, student):
     from .by_notebook import StayPut
 
     class Feedback(StayPut, GenerateFeedback):  # several notebooks' feedback is made at once, in threads
-        pass
+        def _exporter_class_default(self):
+            return FeedbackExporter
     with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
         app = Feedback(coursedir=api.coursedir, parent=api)
         app.update_config(config)

@@ -38,10 +38,34 @@ REVIEW_DRAWING_LABEL = ("**To review: the autograder's reader could not decide o
 REVIEW_LABEL = ("**To review: give this test cell its points by hand.** The autograder's reader could not "
                 "decide on the drawing above; what it saw and could not place:")
 
+# The same labels in the feedback page, addressed to the student (course/feedback.py StudentWords).
+FOR_STUDENT = {
+    STUDENT_LABEL: ("**As you handed it in: your own run.** These are the outputs saved in the notebook you "
+                    "handed in; a person grades this cell on them. Only text and images are shown."),
+    NO_OUTPUT_LABEL: ("**As you handed it in: no outputs.** This cell was handed in without outputs (not run, "
+                      "or cleared before handing in), so a person grades it on the re-run below."),
+    RERUN_LABEL: ("**Re-run by the grader** in quick mode (shrunk experiments, stand-in networks and stories): "
+                  "it shows that your code runs, not the results that are graded."),
+    REVIEW_DRAWING_LABEL: ("**A person looks at this drawing:** the autograder's reader could not decide on it "
+                           "(its reason is in the test cell below). Your own run comes first, then the "
+                           "grader's re-run, which is the figure the reader read."),
+    REVIEW_LABEL: ("**A person gives this test cell its points:** the autograder's reader could not decide on "
+                   "the drawing above. What it saw and could not place:"),
+}
+
 
 def label(text):
     return new_output("display_data", data={"text/markdown": text, "text/plain": text.replace("**", "")},
                       metadata=dict(MARK))
+
+
+def for_student(output):
+    """A label of carry's, reworded for the student's feedback page (other outputs as they are)."""
+    text = output.get("data", {}).get("text/markdown") if output.get("metadata", {}).get("maskdiff") else None
+    if text in FOR_STUDENT:
+        words = FOR_STUDENT[text]
+        output["data"] = {"text/markdown": words, "text/plain": words.replace("**", "")}
+    return output
 
 
 def handed_in_outputs(cell, budget):

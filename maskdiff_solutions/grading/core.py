@@ -47,12 +47,23 @@ class Review(Failure):
     (nothing drawn, data that contradicts the student's own functions) is a `Failure`."""
 
 
+def raised(kind, message):
+    """How a failure says what the student's function raised: "raised Kind: message", and with no
+    message no dangling colon; a bare NotImplementedError is the stub, said as such."""
+    message = str(message).strip()
+    if message:
+        return f"raised {kind}: {message}"
+    if kind == "NotImplementedError":
+        return "raised NotImplementedError: it is still the stub (replace `raise NotImplementedError()` with your code)"
+    return f"raised {kind} (with no message)"
+
+
 class StudentError(Exception):
     """The student's function raised (its type name, message and the names of its type's bases,
     wherever it ran)."""
 
     def __init__(self, type_name, message, kinds=()):
-        super().__init__(f"{type_name}: {message}")
+        super().__init__(f"{type_name}: {message}" if str(message).strip() else type_name)
         self.type_name, self.message, self.kinds = type_name, message, tuple(kinds) or (type_name,)
 
 
@@ -123,7 +134,7 @@ def value_of(result, what, name=None):
         if result[1] == "NotAFunction":
             name = name or what.split("(")[0]
             raise Failure(f"{name} should be a function defined with `def {name}(...)`, not {result[2]}")
-        raise Failure(f"{what} raised {result[1]}: {result[2]}")
+        raise Failure(f"{what} {raised(result[1], result[2])}")
     return result[1]
 
 
@@ -181,9 +192,9 @@ def call(function, *args, what):
     except Failure:
         raise
     except StudentError as err:
-        raise Failure(f"{what} raised {err.type_name}: {err.message}") from None
+        raise Failure(f"{what} {raised(err.type_name, err.message)}") from None
     except Exception as err:  # noqa: BLE001 - any student error is a finding, not a crash
-        raise Failure(f"{what} raised {type(err).__name__}: {err}") from None
+        raise Failure(f"{what} {raised(type(err).__name__, err)}") from None
 
 
 def evaluate(name, *functions):

@@ -22,7 +22,7 @@ from maskdiff_client.denoiser import TinyDenoiser
 
 from .. import stats
 from ..toy import MASK as TOY_MASK, VOCAB as TOY_VOCAB, Encode, GuessX0_two, TWO_WORLD
-from .core import ALPHA, Failure, check, expect
+from .core import ALPHA, Failure, check, expect, raised
 
 def one_thread(check_function):
     """Run a check on one CPU thread: its tensors are tiny, and two threads mostly wait for each other
@@ -60,7 +60,7 @@ def raise_for(facts, what):
         raise Failure(facts["problem"])
     if "raised" in facts:
         kind, message = facts["raised"][:2]
-        raise Failure(f"{what} raised {kind}: {message}")
+        raise Failure(f"{what} {raised(kind, message)}")
     expect(facts.get("is_tensor"), f"{what} should return a torch tensor (so that loss.backward() works), "
                                    f"got {facts.get('type')}: did you call .item() or float()?")
     shape = facts.get("shape", [])
@@ -71,7 +71,7 @@ def raise_for(facts, what):
     expect(math.isfinite(facts.get("value", math.nan)), f"{what} returned {facts.get('value')}")
     if "backward_raised" in facts:
         kind, message = facts["backward_raised"][:2]
-        raise Failure(f"loss.backward() on the result of {what} raised {kind}: {message}")
+        raise Failure(f"loss.backward() on the result of {what} {raised(kind, message)}")
 
 
 def observe(loss_function, x_0, T, prompt=None):
@@ -140,7 +140,7 @@ def loss_values(loss_function, logits, x_0, T, calls, what, prompt=None):
     if facts.get("problem"):
         raise Failure(facts["problem"])
     if "raised" in facts:
-        raise Failure(f"{what} raised {facts['raised'][0]}: {facts['raised'][1]}")
+        raise Failure(f"{what} {raised(*facts['raised'][:2])}")
     if "bad" in facts:
         raise Failure(f"{what} returned {facts['bad']}, not one number")
     return facts["values"]

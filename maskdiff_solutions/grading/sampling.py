@@ -17,7 +17,7 @@ from maskdiff_client.fakes import FixedGuesser, TableGuesser
 from ..toy import ALIVE, EMPTY, MASK, TWO_WORLD, VOCAB, Decode, Encode
 from ..toy import GuessX0_one as exact_guess_one
 from ..toy import GuessX0_two as exact_guess_two
-from .core import ALPHA, Failure, changed, check, expect, token_ids, value_of
+from .core import ALPHA, Failure, changed, check, expect, raised, token_ids, value_of
 
 # A small world of our own for the stepper checks: 7 ordinary tokens, and a mask id that is not 13,
 # so a stepper that reads the global MASK instead of its `mask` argument is caught.
@@ -78,7 +78,7 @@ def chains(stepper, L, ts, guess, mask, runs, name="Undiffuse"):
     start, ts = all_masks(L, mask), list(ts)
     out = stepper.chains(start, ts, guess, mask, runs=runs)
     for run, (kind, message, t) in sorted(out["errors"].items())[:1]:
-        verb = message if kind == "BadReturn" else f"raised {kind}: {message}"
+        verb = message if kind == "BadReturn" else raised(kind, message)
         raise Failure(f"{describe(name, t, mask, ())} {verb}")
     trace = torch.as_tensor(out["trace"], dtype=torch.long)
     expect(tuple(trace.shape) == (runs, len(ts), L), "the chains of reverse steps came back incomplete")

@@ -14,6 +14,7 @@ import csv
 import functools
 import io
 import json
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def test_a_drawing_to_review_shows_both_figures_and_the_reason_in_formgrader(cou
 def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(graded):
     workspace, report, png = graded
     html = (workspace / "feedback" / STUDENT / "maskdiff" / "04_training.html").read_text()
-    assert png in html and OWN_TEXT in html and "As handed in: the student" in html
+    assert png in html and OWN_TEXT in html and "As you handed it in: your own run" in html
     pending = report.rows[0].manual_pending
     assert pending == report.rows[0].manual_max == manual_points(NB)
     auto, unsure = auto_points(NB), points(NB, "test_" + REVIEWED)
@@ -195,6 +196,53 @@ def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(gra
             f"graded by a person") in html
     assert "to be graded by a person (2 points)" in html
     assert "Score: 0 / 2" not in html and "Score: 0.0 / 2.0" not in html
+
+
+# Words meant for the grader (formgrader's labels, nbgrader's own page) that a student's page never says
+FOR_THE_GRADER = ("Grade this cell", "which you score", "its points by hand", "Student's answer", "Test cell",
+                  "No response.", "Comments:")
+# A message longer than any box, one unbroken token and many words, put into every output of the page
+LONG_MESSAGES = """(() => { const pres = [...document.querySelectorAll('.output_subarea pre')];
+  pres.forEach(p => p.textContent += ' /a/path/' + 'without_any_break_'.repeat(40) + ' ' + 'many words '.repeat(100));
+  return pres.length; })()"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from tests.support.browser import Browser, find
+    if not find():
+        if os.environ.get("CI"):
+            pytest.fail("CI must have Chromium for the feedback page's screenshot test (.ci/setup installs it)")
+        pytest.skip("no Chromium on PATH (Debian: apt-get install chromium)")
+    with Browser(width=1000, height=760) as opened:
+        yield opened
+
+
+def test_the_feedback_page_reads_in_one_pass_in_a_browser(graded, browser, tmp_path):
+    """The student's page in headless Chromium with the network refused: the maths typeset by the
+    browser itself, no script, style or font fetched, nothing wider than its box even with long
+    messages, an index of named entries, and no word addressed to the grader."""
+    from tests.support.browser import MATHS, OVERFLOW
+    page = graded[0] / "feedback" / STUDENT / "maskdiff" / "04_training.html"
+    browser.open(page)
+    shot = browser.screenshot(tmp_path / "feedback.png")
+    assert shot.stat().st_size > 20_000  # a page, not a blank screen
+    maths = browser.evaluate(MATHS)
+    assert maths["math"] > 10 and maths["mathml"], maths
+    assert maths["subscripts"] > 0 and maths["lowered"] == maths["subscripts"], maths  # typeset, not in a line
+    assert maths["raw_tex"] == [], maths
+    fetched = [(kind, url) for kind, url in browser.requests if kind in ("Script", "Stylesheet", "Font")
+               and not url.startswith(("file:", "data:"))]
+    assert fetched == []
+    assert browser.evaluate(LONG_MESSAGES) > 0
+    overflow = browser.evaluate(OVERFLOW)
+    assert overflow["boxes"] > 50 and not overflow["page_wider"] and overflow["over"] == [], overflow
+    text = browser.evaluate("document.body.innerText")
+    assert [word for word in FOR_THE_GRADER if word in text] == []
+    index = browser.evaluate("[...document.querySelectorAll('#toc li')].map(li => li.innerText)")
+    ids = {notebooks.grade_id(c) for c in notebooks.read(SOURCE / NB).cells if notebooks.nbgrader(c).get("grade")}
+    assert len(index) == len(ids) and all(any(name in entry for name in ids) for entry in index), index
+    assert "As you handed it in: your own run" in text and "A person looks at this drawing" in text
 
 
 @pytest.mark.parametrize("page", ["formgrader", "feedback"])

@@ -42,7 +42,16 @@ def test_student_exceptions_become_plain_failures():
     def MakeSchedule(T):
         raise NotImplementedError()
     outcome = grading.evaluate("MakeSchedule", MakeSchedule)
-    assert not outcome.passed and outcome.message == "MakeSchedule(1) raised NotImplementedError: "
+    assert not outcome.passed and outcome.message == ("MakeSchedule(1) raised NotImplementedError: it is still "
+                                                      "the stub (replace `raise NotImplementedError()` with your code)")
+
+    def MakeSchedule(T):
+        raise ValueError
+    assert grading.evaluate("MakeSchedule", MakeSchedule).message == "MakeSchedule(1) raised ValueError (with no message)"
+
+    def MakeSchedule(T):
+        raise ValueError("T must be positive")
+    assert grading.evaluate("MakeSchedule", MakeSchedule).message == "MakeSchedule(1) raised ValueError: T must be positive"
 
 
 def test_run_raises_only_the_message():
