@@ -6,6 +6,8 @@ import pytest
 from maskdiff_solutions.course.layout import Course
 
 ROOT = Path(__file__).resolve().parents[1]
+# --dist loadgroup that holds on every pytest (9.2 drops xdist's own groups): tests/support/xdist_groups.py
+pytest_plugins = ["tests.support.xdist_groups"]
 # Kernels started by the tests (Validator, autograde) find this checkout's hidden package first,
 # as they do when instructors grade.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
