@@ -17,8 +17,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 # caches are built once), but every test that uses one of the costly session fixtures, whatever its
 # module, in that fixture's group (each is graded once). Both gradings are one group, "gradings":
 # the serial grading of the small batch is compared with the awkward batch's --jobs 2 grading
-# (test_grade.py), which spares a third grading. That group is the run's longest chain (about 1000 s
-# of its 1400 s per worker in CI); it is collected among the first, so it starts at once on one worker
+# (test_grade.py), which spares a third grading. That group is the run's longest single chain (BENCHMARKS.md,
+# "CI with the xdist groups restored"); it is collected among the first, so it starts at once on one worker
 # while the other takes every other group. The batches themselves (awkward_batch, small_batch) take
 # under a second, so each worker makes its own. A module whose module fixture needs one of them marks all its tests with that group
 # (pytestmark); a module whose tests share nothing costly can spread them: `def xdist_group(item)`
