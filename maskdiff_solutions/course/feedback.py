@@ -7,6 +7,7 @@ from xml.etree.ElementTree import tostring
 
 import nbgrader
 from latex2mathml.converter import convert_to_element
+from mistune.util import striptags
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from jinja2 import pass_context
@@ -130,6 +131,14 @@ class MathMLRenderer(IPythonRenderer):
 
     def latex_environment(self, name, body):
         return mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
+
+    def image(self, text, url, title=None):
+        """An image on the web (the "Open in Colab" badge) is shown as its words: the page fetches
+        nothing, and reads the same offline. Students' own markdown never gets here with one
+        (inert.py shows it as text); pictures carried in the notebook stay pictures."""
+        if url.strip().lower().startswith(("http:", "https:", "//")):
+            return f'<span class="remote-image" title="{html.escape(url)}">{striptags(text)}</span>'
+        return super().image(text, url, title)
 
 
 class FeedbackExporter(HTMLExporter):
