@@ -85,6 +85,9 @@ class ScrubHiddenCode(NbGraderPreprocessor):
         return cell, resources
 
 
+UNCHANGED = "No response."  # nbgrader's automatic comment on an answer cell left as it was handed out
+
+
 class StudentWords(NbGraderPreprocessor):
     """The labels `handed_in.carry` puts in a graded notebook speak to the grader in formgrader; in
     the feedback page they speak to the student. nbgrader's automatic comment on an answer left as
@@ -100,8 +103,6 @@ class StudentWords(NbGraderPreprocessor):
             meta["unanswered"] = str(meta.pop("comment")).strip() == UNCHANGED
         return cell, resources
 
-
-UNCHANGED = "No response."  # nbgrader's automatic comment on an answer cell left as it was handed out
 
 
 # ------------------------------------------------------------------ maths a browser typesets offline

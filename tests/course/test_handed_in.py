@@ -212,7 +212,7 @@ def browser():
     from tests.support.browser import Browser, find
     if not find():
         if os.environ.get("CI"):
-            pytest.fail("CI must have Chromium for the feedback page's screenshot test (.ci/setup installs it)")
+            pytest.fail("CI must have Chromium for the feedback page's screenshot test (.ci/run installs it as root)")
         pytest.skip("no Chromium on PATH (Debian: apt-get install chromium)")
     with Browser(width=1000, height=760) as opened:
         yield opened

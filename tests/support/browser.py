@@ -102,13 +102,9 @@ class Browser:
             raise RuntimeError(f"{expression[:60]}...: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def screenshot(self, path, full_page=False):
-        params = {"format": "png"}
-        if full_page:
-            size = self.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
-            params.update(captureBeyondViewport=True,
-                          clip={"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1})
-        Path(path).write_bytes(base64.b64decode(self.send("Page.captureScreenshot", **params)["data"]))
+    def screenshot(self, path):
+        """The window as it shows now, as a PNG at path."""
+        Path(path).write_bytes(base64.b64decode(self.send("Page.captureScreenshot", format="png")["data"]))
         return Path(path)
 
     def close(self):
@@ -152,10 +148,8 @@ OVERFLOW = """(() => {
   const boxes = [...document.querySelectorAll('pre, .output_subarea, .rendered_html, .panel-heading, .panel-footer, #toc li, .panel-body')];
   const over = boxes.filter(b => b.scrollWidth > b.clientWidth + 1 && getComputedStyle(b).overflowX != 'auto'
                                  || b.getBoundingClientRect().right > document.documentElement.clientWidth + 1);
-  const scrolled = [...document.querySelectorAll('.output_subarea')].filter(b => b.scrollWidth > b.clientWidth + 1);
   return {boxes: boxes.length, page_wider: document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
-          over: over.map(b => b.className + ': ' + b.textContent.slice(0, 80)),
-          scrolled: scrolled.map(b => b.textContent.slice(0, 80))};
+          over: over.map(b => b.className + ': ' + b.textContent.slice(0, 80))};
 })()"""
 
 
