@@ -1,4 +1,5 @@
-"""Seconds to build notebook 03's offline stand-ins from nothing, against the 30 s a notebook cell may take.
+"""Seconds to build notebook 03's offline stand-ins and notebook 06's stand-in scorer from nothing, against
+the 30 s a notebook cell may take.
 
     python benchmarks/stand_in.py [--runs 2]
 
@@ -13,7 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package
-from maskdiff_solutions import models  # noqa: E402
+from maskdiff_solutions import corpus, models, scorer  # noqa: E402
 
 CELL_LIMIT = 30.0  # seconds: nbgrader's cell timeout in nbgrader_config.py
 
@@ -21,7 +22,10 @@ CELL_LIMIT = 30.0  # seconds: nbgrader's cell timeout in nbgrader_config.py
 def build_seconds(kind):
     with tempfile.TemporaryDirectory() as cache:
         started = time.perf_counter()
-        models.StandIn(kind, Path(cache))
+        if kind == "scorer":   # notebook 06, as under the grader: on the stand-in stories
+            scorer.LoadScorer(corpus.StandInStories(), offline=True, cache=cache)
+        else:
+            models.StandIn(kind, Path(cache))
         return time.perf_counter() - started
 
 
@@ -30,7 +34,7 @@ def main():
     parser.add_argument("--runs", type=int, default=2)
     runs = parser.parse_args().runs
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    for kind in ("bert", "qwen"):
+    for kind in ("bert", "qwen", "scorer"):
         seconds = [build_seconds(kind) for _ in range(runs)]
         print(f"{kind}: {', '.join(f'{s:.1f}' for s in seconds)} s per build "
               f"(best {min(seconds) / CELL_LIMIT:.0%} of a {CELL_LIMIT:.0f} s cell)")

@@ -22,6 +22,8 @@ from .chat import AtTemperature, Chat, ChatLoop, MakePrompt
 from .corpus import FetchStories, LoadStories, MakeCorpus, StandInStories
 from .loss import DiffusionLoss, DiffusionLossPrompt
 from .training import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
+from .revising import (CommitAbove, GenerateRemask, Perplexity, RemaskSigma, RemaskStep, SampleBlocks,
+                       SampleEntropy, SigmaMax, TransferCounts)
 from .sampling import Generate, Undiffuse, UndiffuseGreedy
 from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
 from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SamplePInit_one,
@@ -34,4 +36,5 @@ __all__ = ["AtTemperature", "Chat", "ChatLoop", "MakePrompt", "ForwardMask", "Fo
            "SamplePInit_one", "SamplePInit_two", "blank_canvas", "candidate_distributions",
            "confidence_scores", "reveal_counts", "reverse_update", "sample", "DiffusionLoss",
            "DiffusionLossPrompt", "TinyDenoiser", "MakeGuesser", "Train", "PlotLoss", "WindowAverage",
-           "FetchStories", "LoadStories", "MakeCorpus", "StandInStories"]
+           "FetchStories", "LoadStories", "MakeCorpus", "StandInStories", "TransferCounts", "SampleBlocks",
+           "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep", "GenerateRemask", "SampleEntropy", "Perplexity"]

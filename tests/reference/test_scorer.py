@@ -1,0 +1,256 @@
+"""Notebook 06's scorer (`maskdiff_solutions/scorer.py`, the given cell `scorer`): the real network is
+tried first unless offline, and a hub that cannot be reached gives way to the stand-in with the error
+named; the stand-in is a word-level tokenizer and a tiny GPT-2 trained on the notebook's stories,
+saved with save_pretrained, loaded back through the same from_pretrained calls, announced, seeded,
+kept in its cache folder, cheap to build (the grader's cells have 30 s), and it reads stories as
+clearly more likely than the same words shuffled. Runs on the oldest supported transformers (4.48,
+`.ci/old_transformers`) and the newest."""
+import random
+import re
+from pathlib import Path
+
+import pytest
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from maskdiff_solutions import scorer
+from maskdiff_solutions.corpus import MakeCorpus, StandInStories
+from maskdiff_solutions.revising import Perplexity
+
+pytestmark = pytest.mark.nb06
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = StandInStories()   # what the notebook passes offline: the corpus cell's story_text
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("scorer-stand-in")
+
+
+@pytest.fixture(scope="module")
+def stand_in(cache):
+    """The stand-in as the notebook gets it under a grader (built once for this module)."""
+    return scorer.LoadScorer(TEXT, offline=True, cache=cache)
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Every from_pretrained call of the loader, in order: (class, what it loaded, local_files_only)."""
+    seen = []
+    for auto in (AutoTokenizer, AutoModelForCausalLM):
+        real = auto.from_pretrained.__func__
+
+        def recorded(cls, where, *args, _real=real, _auto=auto, **kwargs):
+            seen.append((_auto.__name__, str(where), kwargs.get("local_files_only", False)))
+            return _real(cls, where, *args, **kwargs)
+        monkeypatch.setattr(auto, "from_pretrained", classmethod(recorded))
+    return seen
+
+
+def hub_fails(monkeypatch, calls, error=OSError("We couldn't connect to 'https://huggingface.co'")):
+    """from_pretrained of the hub network raises `error`; every other load goes through."""
+    for auto in (AutoTokenizer, AutoModelForCausalLM):
+        recorded = auto.from_pretrained.__func__
+
+        def failing(cls, where, *args, _recorded=recorded, **kwargs):
+            if str(where) == scorer.SCORER:
+                calls.append((cls.__name__, str(where), kwargs.get("local_files_only", False)))
+                raise error
+            return _recorded(cls, where, *args, **kwargs)
+        monkeypatch.setattr(auto, "from_pretrained", classmethod(failing))
+
+
+def stretches(count=12, words=32, seed=1):
+    """Stretches of `words` words of the training text, as the notebook's GetBatch(4, 32) gives them."""
+    stories = MakeCorpus(TEXT)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return [stories.StoryText(row) for row in stories.GetBatch(count, words)]
+
+
+def state(folder):
+    return AutoModelForCausalLM.from_pretrained(folder).state_dict()
+
+
+# ----------------------------------------------------------------------------- the stand-in
+
+def test_stand_in_is_saved_and_loaded_through_from_pretrained(cache, calls, capsys):
+    loaded = scorer.LoadScorer(TEXT, offline=True, cache=cache)
+    folder = scorer.ScorerFolder(TEXT, cache)
+    assert calls == [("AutoTokenizer", str(folder), False), ("AutoModelForCausalLM", str(folder), False)], \
+        "offline, the stand-in (and nothing from the hub) is loaded through the real network's calls"
+    assert {"config.json", "tokenizer.json", "tokenizer_config.json", "STAND_IN.txt"} <= {
+        p.name for p in folder.iterdir()}
+    assert type(loaded.model).__name__ == "GPT2LMHeadModel" and not loaded.model.training
+    assert sum(p.numel() for p in loaded.model.parameters()) < 500_000, "a tiny network"
+    assert isinstance(loaded.tokenizer, transformers.PreTrainedTokenizerFast)
+    assert loaded.tokenizer.unk_token == "<unk>"
+
+
+def test_stand_in_is_announced(stand_in, cache, capsys):
+    assert stand_in.source.startswith("STAND-IN scorer") and "\n" not in stand_in.source
+    assert scorer.SCORER in stand_in.source and "offline" in stand_in.source
+    scorer.LoadScorer(TEXT, offline=True, cache=cache)
+    printed = capsys.readouterr().out
+    assert "STAND-IN scorer" in printed and scorer.SCORER in printed
+
+
+def test_a_cached_stand_in_is_loaded_not_rebuilt(stand_in, cache, monkeypatch):
+    monkeypatch.setattr(scorer, "BuildScorer", lambda *_, **__: pytest.fail("a cached stand-in was rebuilt"))
+    again = scorer.LoadScorer(TEXT, offline=True, cache=cache)
+    assert "kept from an earlier run" in again.source
+    assert not list(Path(cache).glob("*.partial")), "no half-written folder is left behind"
+
+
+def test_the_cache_folder_names_recipe_text_seed_and_transformers(cache):
+    folder = scorer.ScorerFolder(TEXT, cache)
+    assert f"v{scorer.SCORER_VERSION}-" in folder.name and transformers.__version__ in folder.name
+    assert scorer.ScorerFolder(TEXT + " the end .", cache) != folder, "another text, another stand-in"
+    assert scorer.ScorerFolder(TEXT, cache, seed=1) != folder
+
+
+def test_stand_in_is_deterministic_for_a_seed(tmp_path):
+    rng, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    for name, seed in (("a", 0), ("b", 0), ("c", 1)):
+        made = scorer.BuildScorer(TEXT, tmp_path / name, seed=seed, seconds=60)
+        assert f"trained {scorer.SCORER_STEPS} steps" in made
+    assert torch.equal(torch.random.get_rng_state(), rng), "the notebook's random generator is left alone"
+    assert torch.get_num_threads() == threads, "the thread count is put back"
+    a, b, c = (state(tmp_path / name) for name in "abc")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), "same seed, same weights"
+    assert any(not torch.equal(a[k], c[k]) for k in a), "another seed, other weights"
+    assert [p.name for p in tmp_path.iterdir()] and not list(tmp_path.glob("*.partial"))
+
+
+def test_training_stops_when_its_time_is_up():
+    tokenizer = scorer.ScorerTokenizer(TEXT[:50_000])
+    tokens = torch.tensor(tokenizer(TEXT[:50_000], add_special_tokens=False)["input_ids"])
+    _, done, _ = scorer.TrainScorer(scorer.ScorerNetwork(tokenizer), tokens, steps=10_000, seconds=0.3)
+    assert 0 < done < 10_000, "a time budget of 0.3 s ends training long before 10,000 steps"
+
+
+def test_too_little_text_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="too little"):
+        scorer.BuildScorer("once upon a time .", tmp_path / "x")
+
+
+# ----------------------------------------------------------------------------- Ids and Logits
+
+def test_ids_are_the_words_without_special_tokens(stand_in):
+    text = "once upon a time , lily went to the park ."
+    ids = stand_in.Ids(text)
+    assert ids.dtype == torch.long and ids.dim() == 1 and len(ids) == len(text.split())
+    assert stand_in.tokenizer.decode(ids) == text
+    assert stand_in.Ids("").shape == (0,)
+    assert stand_in.Ids("Once upon a TIME").tolist() == stand_in.Ids("once upon a time").tolist()
+    unknown = stand_in.Ids("once upon a zyzzyva")
+    assert unknown[-1] == stand_in.tokenizer.unk_token_id
+
+
+def test_logits_are_float_on_the_cpu_without_gradient(stand_in):
+    ids = stand_in.Ids("once upon a time , there was a little dog named tom .")[None]
+    logits = stand_in.Logits(ids)
+    assert logits.shape == (1, ids.shape[1], len(stand_in.tokenizer))
+    assert logits.dtype == torch.float32 and logits.device.type == "cpu" and not logits.requires_grad
+    assert torch.isfinite(logits).all()
+    assert torch.equal(stand_in.Logits(ids), logits), "eval mode: the same logits every time"
+    for wrong in (ids[0], torch.cat([ids, ids])):
+        with pytest.raises(ValueError, match=r"\[1, n\]"):
+            stand_in.Logits(wrong)
+
+
+def test_perplexity_of_stories_is_far_below_shuffled_words(stand_in):
+    real, shuffled = [], []
+    for text in stretches():
+        words = text.split()
+        random.Random(0).shuffle(words)
+        real.append(Perplexity(stand_in.Logits, stand_in.Ids(text)))
+        shuffled.append(Perplexity(stand_in.Logits, stand_in.Ids(" ".join(words))))
+    the = Perplexity(stand_in.Logits, stand_in.Ids(" ".join(["the"] * 32)))
+    assert all(1 <= r < 10 for r in real), real
+    assert all(10 * r < s for r, s in zip(real, shuffled)), (real, shuffled)
+    assert the > 10 * max(real), the
+
+
+# ----------------------------------------------------------------------------- the real network first
+
+def test_not_offline_the_real_network_is_tried_first_then_the_stand_in_with_the_error(
+        cache, stand_in, calls, monkeypatch, capsys):
+    monkeypatch.setattr(scorer, "HubAnswers", lambda timeout=5: True)
+    hub_fails(monkeypatch, calls, OSError("We couldn't connect to 'https://huggingface.co'"))
+    loaded = scorer.LoadScorer(TEXT, cache=cache)
+    assert calls[0] == ("AutoTokenizer", scorer.SCORER, False), "the real network is tried first, from the hub"
+    assert all(where != scorer.SCORER for _, where, _ in calls[1:]), calls
+    assert loaded.source.startswith("STAND-IN scorer")
+    assert "OSError: We couldn't connect to 'https://huggingface.co'" in loaded.source, "the error is named"
+    assert "STAND-IN scorer" in capsys.readouterr().out
+
+
+def test_a_hub_that_cannot_be_reached_means_the_copy_downloaded_earlier_or_the_stand_in(
+        cache, stand_in, calls, monkeypatch):
+    monkeypatch.setattr(scorer, "HubAnswers", lambda timeout=5: False)
+    hub_fails(monkeypatch, calls, OSError("not in the cache"))
+    loaded = scorer.LoadScorer(TEXT, cache=cache)
+    assert calls[0] == ("AutoTokenizer", scorer.SCORER, True), "no download tried, only a copy on this machine"
+    assert "the hub cannot be reached" in loaded.source and "OSError: not in the cache" in loaded.source
+
+
+def test_any_failure_of_the_real_network_gives_way_to_the_stand_in(cache, stand_in, calls, monkeypatch):
+    monkeypatch.setattr(scorer, "HubAnswers", lambda timeout=5: True)
+    hub_fails(monkeypatch, calls, ValueError("unrecognized model type gpt_neo"))
+    loaded = scorer.LoadScorer(TEXT, cache=cache)
+    assert "ValueError: unrecognized model type gpt_neo" in loaded.source and loaded.source.startswith("STAND-IN")
+
+
+def test_offline_never_asks_the_hub(cache, stand_in, calls, monkeypatch):
+    monkeypatch.setattr(scorer, "HubAnswers", lambda timeout=5: pytest.fail("offline asked the hub"))
+    scorer.LoadScorer(TEXT, offline=True, cache=cache)
+    assert all(where != scorer.SCORER for _, where, _ in calls)
+
+
+def test_hf_hub_offline_skips_the_request(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("urllib.request.urlopen", lambda *_, **__: pytest.fail("asked the hub"))
+    assert scorer.HubAnswers() is False
+
+
+def test_a_real_gpt_neo_network_is_loaded_as_itself(tmp_path, stand_in, calls, monkeypatch):
+    """The path the notebook takes on Colab, with a tiny GPT-Neo (TinyStories-33M's architecture) in a
+    folder playing the hub's network."""
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+    torch.manual_seed(0)
+    GPTNeoForCausalLM(GPTNeoConfig(vocab_size=len(stand_in.tokenizer), hidden_size=32, num_layers=2,
+                                   num_heads=2, attention_types=[[["global", "local"], 1]],
+                                   max_position_embeddings=128, window_size=16)).save_pretrained(tmp_path)
+    stand_in.tokenizer.save_pretrained(tmp_path)
+    monkeypatch.setattr(scorer, "HubAnswers", lambda timeout=5: True)
+    loaded = scorer.LoadScorer(TEXT, name=str(tmp_path), cache=tmp_path / "never")
+    assert calls[0][:2] == ("AutoTokenizer", str(tmp_path))
+    assert type(loaded.model).__name__ == "GPTNeoForCausalLM" and not loaded.model.training
+    assert "STAND-IN" not in loaded.source and str(tmp_path) in loaded.source
+    assert not (tmp_path / "never").exists(), "no stand-in is built when the real network loads"
+    ids = loaded.Ids("once upon a time , lily went to the park .")
+    assert loaded.Logits(ids[None]).shape == (1, len(ids), len(stand_in.tokenizer))
+    assert Perplexity(loaded.Logits, ids) >= 1
+
+
+# ----------------------------------------------------------------------------- the notebook's given cell
+
+def segment():
+    text = (ROOT / "maskdiff_solutions" / "scorer.py").read_text()
+    found = re.search(r"# --- notebook cell: scorer ---\n(.*# --- end of notebook cell ---\n)\Z", text, re.S)
+    assert found, "scorer.py marks the cell `scorer` and nothing follows its end marker"
+    return found.group(1)
+
+
+def test_the_given_cell_stands_alone(stand_in, cache):
+    """The cell runs on Colab without the package: it imports what it uses and nothing of ours."""
+    source = segment()
+    assert "maskdiff" not in re.sub(r"#.*", "", source)
+    namespace = {}
+    exec(compile(source, "<notebook 06 cell scorer>", "exec"), namespace)
+    loaded = namespace["LoadScorer"](TEXT, offline=True, cache=cache)   # the same stand-in: same folder
+    ids = loaded.Ids(stretches(1)[0])
+    assert torch.equal(loaded.Logits(ids[None]), stand_in.Logits(ids[None]))
