@@ -35,6 +35,6 @@ class Mutant:
 
 
 def catalog():
-    from . import batched, chat, forward, loss, sampling
+    from . import batched, chat, forward, loss, revising, sampling
     return (list(forward.MUTANTS) + list(sampling.MUTANTS) + list(chat.MUTANTS) + list(loss.MUTANTS)
-            + list(batched.MUTANTS))
+            + list(batched.MUTANTS) + list(revising.MUTANTS))
