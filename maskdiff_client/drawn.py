@@ -413,12 +413,51 @@ def _legend_colours(legend):
     return {c: text for c, text in pairs if c is not None and colours.count(c) == 1}
 
 
+def _rgba(colour):
+    """Any matplotlib colour (a name, an RGB or RGBA tuple) as a hashable RGBA tuple, or None."""
+    from matplotlib.colors import to_rgba
+    try:
+        return tuple(round(float(v), 3) for v in to_rgba(colour))
+    except (TypeError, ValueError):
+        return None
+
+
+def _point_groups(collection, legend, count):
+    """The legend's text for each point of a scatter, where every point's colour is one the legend names
+    and there are two or more of them (seaborn's hue= draws all groups as one collection, told apart by
+    colour only); else None."""
+    if legend is None or count < 2:
+        return None
+    handles = getattr(legend, "legend_handles", None) or getattr(legend, "legendHandles", None) or []
+    named = {}
+    for handle, text in zip(handles, legend.get_texts()):
+        getter = getattr(handle, "get_markerfacecolor", None) or getattr(handle, "get_facecolor", None)
+        try:
+            colour = getter() if getter is not None else None
+            colour = colour[0] if isinstance(colour, np.ndarray) and colour.ndim == 2 and len(colour) else colour
+        except (TypeError, ValueError, IndexError):
+            colour = None
+        rgba = _rgba(colour)
+        if rgba is not None:
+            named[rgba] = None if rgba in named else _text(text.get_text(), 200)   # a colour named twice names nothing
+    try:
+        colours = np.asarray(collection.get_facecolors(), dtype=float).reshape(-1, 4)
+    except (TypeError, ValueError):
+        return None
+    if len(colours) != count:
+        return None
+    names = [named.get(_rgba(c)) for c in colours]
+    return names if all(names) and len(set(names)) >= 2 else None
+
+
 def axes_data(ax):
     from matplotlib.collections import LineCollection, PathCollection, PolyCollection
     from matplotlib.container import BarContainer, ErrorbarContainer, StemContainer
     from matplotlib.patches import Polygon, Rectangle, StepPatch
 
     legend = ax.get_legend()
+    if legend is None:   # a legend of the whole figure (seaborn's relplot, fig.legend()) speaks for its axes
+        legend = next(iter(getattr(ax.figure, "legends", None) or []), None)
     legend_names = _legend_colours(legend)
     out = {"xscale": ax.get_xscale(), "yscale": ax.get_yscale(), "xlabel": _text(ax.get_xlabel()),
            "ylabel": _text(ax.get_ylabel()), "title": _text(ax.get_title()),
@@ -470,7 +509,11 @@ def axes_data(ax):
     for collection in ax.collections[:MAX_SERIES]:
         if isinstance(collection, PathCollection):
             xy = np.asarray(collection.get_offsets(), dtype=float).reshape(-1, 2)[:MAX_POINTS]
-            out["points"].append({"x": xy[:, 0], "y": xy[:, 1], "label": _text(collection.get_label())})
+            points = {"x": xy[:, 0], "y": xy[:, 1], "label": _text(collection.get_label())}
+            groups = _point_groups(collection, legend, len(xy))
+            if groups:
+                points["groups"] = groups
+            out["points"].append(points)
         elif isinstance(collection, PolyCollection):   # fill_between: a band, or a histogram's steps
             for path in collection.get_paths()[:MAX_SERIES]:
                 xy = np.asarray(path.vertices, dtype=float)[:MAX_POINTS]

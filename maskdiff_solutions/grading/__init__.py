@@ -9,6 +9,8 @@ from . import loss  # noqa: F401  (notebook 04)
 from . import loss_plots  # noqa: F401  (notebook 04's plots and printouts)
 from . import batched  # noqa: F401  (notebook 05)
 from . import batched_plots  # noqa: F401  (notebook 05's printouts and figure)
+from . import revising  # noqa: F401  (notebook 06)
+from . import revising_plots  # noqa: F401  (notebook 06's printout and figures)
 
 __all__ = ["ALPHA", "CHECKS", "DEFAULT_SEED", "SEED_VARIABLE", "Outcome", "evaluate",
            "grading_seed", "run"]

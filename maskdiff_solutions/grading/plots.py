@@ -61,6 +61,7 @@ class Axes:
         self.xlim, self.ylim = (_limits(data.get(k)) for k in ("xlim", "ylim"))
         self.xticks, self.yticks = _tick_labels(data.get("xticks")), _tick_labels(data.get("yticks"))
         self.series, self.hlines, self.vlines = [], [], []
+        self.texts = [_str(t).strip() for t in data.get("texts") or [] if isinstance(t, str) and t.strip()]
         self.unread = [_str(name) for name in data.get("unread") or [] if isinstance(name, str)]
         for line in data.get("lines") or []:
             x, y = _array(line.get("x"), "a line"), _array(line.get("y"), "a line")
@@ -135,6 +136,14 @@ class Axes:
                 self.series.append(Series("bars", bars[0], bars[2], _str(polygon.get("label")), {"width": bars[1]}))
         for points in data.get("points") or []:
             x, y = _array(points.get("x"), "points"), _array(points.get("y"), "points")
+            groups = points.get("groups")
+            if isinstance(groups, list) and len(groups) == x.size and all(isinstance(g, str) for g in groups):
+                # one scatter coloured by group (seaborn's hue=): a series per group, named by the legend
+                for name in dict.fromkeys(groups):
+                    keep = np.array([g == name for g in groups])
+                    order = np.argsort(x[keep], kind="stable")
+                    self.series.append(Series("points", x[keep][order], y[keep][order], name))
+                continue
             if x.size == y.size and x.size:   # scattered points have no order: read them along x
                 order = np.argsort(x, kind="stable")
                 self.series.append(Series("points", x[order], y[order], _str(points.get("label"))))

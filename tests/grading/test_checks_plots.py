@@ -140,3 +140,84 @@ def test_a_zero_where_the_rate_is_high_still_fails(check):
               + 'plt.xlabel("T")\nplt.ylabel("fraction")\nplt.show()\n')
     outcome = judge(check, source, namespace(PLOT_CHECKS[check], check))
     assert not outcome.passed and "at T = 1" in outcome.message, outcome.message
+
+
+# ---- notebook 06 ----------------------------------------------------------------------------------
+
+NB06 = "06_revising_and_faster.ipynb"
+
+
+@pytest.mark.parametrize("check", ["plot_threshold_trade"])  # (on the worker of notebook 06's plots)
+def test_the_exact_laws_the_checks_follow_are_the_pages_numbers(check):
+    """Every branch of ParallelTwo followed with the reference's CommitAbove, and the Markov chain of
+    RemaskTwo over the 36 canvases, give the numbers the notebook states."""
+    from maskdiff_solutions import revising
+    from maskdiff_solutions.grading import revising_plots as nb06
+    from maskdiff_solutions.grading.core import as_student
+    laws = nb06.threshold_laws(as_student(revising.CommitAbove))
+    facts = {tau: nb06._law_facts(law)[:2] for tau, law in laws.items()}
+    assert all(abs(facts[tau][0] - 0.32) < 1e-6 and abs(facts[tau][1] - 1) < 1e-9 for tau in (0.05, 0.1))
+    assert all(facts[tau][0] == 0 and abs(facts[tau][1] - 1.3744) < 1e-9 for tau in (0.3, 0.5, 0.7))
+    assert facts[0.9] == (0, pytest.approx(3)) and facts[1.0] == (0, pytest.approx(4))
+    for (name, eta, schedule), wanted in zip(nb06.ROLES, ([0.32 / T for T in nb06.TS],
+                                                           [0.32, 0.16, 0.12, 0.0775, 0.04795, 0.03089])):
+        rates = [nb06.exact_rate(T, {k: revising.RemaskSigma(k / T, (k - 1) / T, eta, schedule)
+                                     for k in range(1, T + 1)}) for T in nb06.TS]
+        assert rates == pytest.approx(wanted, abs=6e-6), name
+
+
+# A run of the remasking plot under the grader: 400 sentences per T, no impossible one at T = 32 without
+# remasking (about 2 % of runs under the grader).
+REMASK_ZERO = ("Ts = [1, 2, 4, 8, 16, 32]\n"
+               "plain = [131 / 400, 61 / 400, 35 / 400, 14 / 400, 9 / 400, 0 / 400]\n"
+               "remasked = [128 / 400, 64 / 400, 48 / 400, 31 / 400, 19 / 400, 12 / 400]\n"
+               'plt.loglog(Ts, remasked, "s-", label="remasking")\n')
+REMASK_ZERO_WAYS = {
+    "kept_in_the_data": ('plt.loglog(Ts, plain, "o-", label="no remasking")\n', True),
+    "left_out_the_line_reaches_32": ('kept = [(T, f) for T, f in zip(Ts, plain) if f > 0]\n'
+                                     'plt.loglog(*zip(*kept), "o-", label="no remasking")\n', True),
+    "marked_apart": ('kept = [(T, f) for T, f in zip(Ts, plain) if f > 0]\n'
+                     'plt.loglog(*zip(*kept), "o-", label="no remasking")\n'
+                     'plt.loglog([32], [1e-3], "v", label="no remasking: none at T = 32")\n', True),
+    "marked_in_the_series": ('plt.loglog(Ts, [max(f, 1e-4) for f in plain], "o-", label="no remasking")\n', True),
+    "nan_for_zero": ('plt.loglog(Ts, [f if f > 0 else float("nan") for f in plain], "o-", label="no remasking")\n',
+                     True),
+}
+
+
+@pytest.mark.parametrize("check", ["plot_remasking"])
+@pytest.mark.parametrize("way", sorted(REMASK_ZERO_WAYS) + ["T_32_nowhere"])
+def test_a_zero_on_the_remasking_plot_drawn_as_the_task_allows(check, way):
+    """The task's zero rule: a share of 0 kept in the data, left out while the figure still reaches
+    T = 32, or marked apart earns the points; T = 32 nowhere on the figure does not."""
+    if way == "T_32_nowhere":   # every curve stops at T = 16: T = 32 was never measured, as far as anyone can tell
+        source = (REMASK_ZERO.replace('plt.loglog(Ts, remasked', 'plt.loglog(Ts[:-1], remasked[:-1]')
+                  + 'plt.loglog(Ts[:-1], plain[:-1], "o-", label="no remasking")\n'
+                  + 'plt.loglog(Ts[:-1], [0.32 / T for T in Ts[:-1]], "k--", label="0.32 / T")\n')
+        earns = False
+    else:
+        drawing, earns = REMASK_ZERO_WAYS[way]
+        source = REMASK_ZERO + drawing + 'plt.loglog(Ts, [0.32 / T for T in Ts], "k--", label="0.32 / T")\n'
+    source += 'plt.xlabel("T")\nplt.ylabel("impossible sentences")\nplt.legend()\nplt.show()\n'
+    outcome = judge(check, source, namespace(NB06, check))
+    assert outcome.passed == earns, outcome.message
+
+
+@pytest.mark.parametrize("check", ["plot_threshold_trade"])
+def test_shares_of_runs_whose_counts_are_all_even_are_read_as_enough_runs(check):
+    """200 runs whose counts all happen to be even read as shares of 100 runs: they could be counts of
+    200 runs (about 1 run in 30), so the figure earns its points; 10 runs cannot and go to a person."""
+    even = ("TAUS = [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]\n"
+            "impossible = [64 / 200, 62 / 200, 0, 0, 0, 0, 0]\n"
+            "calls = [1, 1, 276 / 200, 274 / 200, 278 / 200, 3, 4]\n")
+    few = ("TAUS = [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]\n"
+           "impossible = [3 / 10, 4 / 10, 0, 0, 0, 0, 0]\n"
+           "calls = [1, 1, 14 / 10, 13 / 10, 14 / 10, 3, 4]\n")
+    draw = ('fig, (a, b) = plt.subplots(1, 2)\na.plot(TAUS, impossible, "o-")\n'
+            'a.set(xlabel="tau", ylabel="impossible sentences")\nb.plot(TAUS, calls, "o-")\n'
+            'b.set(xlabel="tau", ylabel="calls")\nplt.show()\n')
+    ns = namespace(NB06, check)
+    outcome = judge(check, even + draw, ns)
+    assert outcome.passed, outcome.message
+    outcome = judge(check, few + draw, namespace(NB06, check))
+    assert not outcome.passed and outcome.review and "10 runs" in outcome.message, outcome.message

@@ -143,6 +143,22 @@ def test_a_curve_is_read_as_pairs_and_its_confidence_band_is_no_unread_artist():
     assert alone.unread() == ["a filled area"]
 
 
+def test_a_scatter_a_hue_colours_is_one_series_per_group_named_by_its_legend():
+    """seaborn's hue= draws every group as one collection told apart by colour alone: the reader splits
+    it by the colours the legend names (an axes' own legend, or the figure's: relplot), and leaves a
+    scatter coloured by value (c=numbers) whole."""
+    rates = pd.DataFrame({"T": [1, 2, 4] * 2, "share": [0.32, 0.16, 0.08, 0.32, 0.16, 0.12],
+                          "sampler": ["plain"] * 3 + ["remasking"] * 3})
+    for make in (lambda: sns.scatterplot(data=rates, x="T", y="share", hue="sampler"),
+                 lambda: sns.relplot(data=rates, x="T", y="share", hue="sampler", style="sampler")):
+        drawing = read(make)
+        groups = {s.label: (list(s.x), list(s.y)) for _, s in drawing.series()}
+        assert groups == {"plain": ([1, 2, 4], [0.32, 0.16, 0.08]), "remasking": ([1, 2, 4], [0.32, 0.16, 0.12])}
+        assert drawing.axes[0].legend == ["plain", "remasking"]
+    (_, whole), = read(lambda: plt.scatter([1, 2, 3], [3, 2, 1], c=[0.1, 0.5, 0.9])).series()
+    assert list(whole.x) == [1, 2, 3]
+
+
 def test_seaborn_barplots_error_bars_and_a_heatmap():
     drawing = read(lambda: sns.barplot(x=["a", "b", "a", "b"], y=[3, 4, 5, 6]))
     assert [s.kind for _, s in drawing.series()] == ["bars"] and drawing.axes[0].vlines

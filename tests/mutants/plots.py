@@ -303,6 +303,113 @@ MUTANTS += [
 ]
 
 
+NB06 = "06_revising_and_faster.ipynb"
+BUDGET_LINE = ("{str(TransferCounts(n, steps, 'even')):18} {TransferCounts(n, steps, 'schedule')}")
+COMMITTED_AT = "committed_at = CommitCalls(recorder.canvases, MASK_ID)[len(prompt):]"
+COMMIT_ABOVE_OR_EQUAL = (  # a CommitAbove that commits confidences equal to tau too: 3 calls at tau = 1
+    "def CommitAbove(x, candidate_ids, confidence, slots, tau, mask_id):\n"
+    "    eligible = slots & (x == mask_id)\n"
+    "    chosen = eligible & (confidence >= tau)\n"
+    "    for b in range(x.shape[0]):\n"
+    "        if eligible[b].any() and not chosen[b].any():\n"
+    "            chosen[b, confidence[b].masked_fill(~eligible[b], -torch.inf).argmax()] = True\n"
+    "    return torch.where(chosen, candidate_ids, x)\n")
+ONE_COIN_STEP = (  # a RemaskStep with one coin for every position: masks are revealed all at once or not at all
+    "def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):\n"
+    "    alpha_t, alpha_s = 1 - t, 1 - s\n"
+    "    reveal = (alpha_s - (1 - sigma) * alpha_t) / (1 - alpha_t)\n"
+    "    guess = torch.multinomial(GuessX0(x_t).float(), 1).squeeze(1)\n"
+    "    u = torch.rand(1).expand(x_t.shape)\n"
+    "    x = torch.where((x_t == mask) & (u < reveal), guess, x_t)\n"
+    "    return torch.where((x_t != mask) & (u < sigma), torch.full_like(x_t, mask), x)\n")
+UNDIFFUSE_INLINE = ("(lambda x, t, s, G, m, sigma: torch.where((x == m) & (torch.rand(4) < (t - s) / t), "
+                    "torch.multinomial(G(x), 1)[:, 0], x))")
+RATES = "rates = [sum(Impossible(RemaskTwo(RemaskStep, RemaskSigma, T, eta, schedule)) for _ in range(runs)) / runs"
+
+MUTANTS += [
+    # notebook 06: the two budgets side by side
+    PlotMutant(NB06, "show_budgets", "schedule_printed_for_even",
+               ((BUDGET_LINE, BUDGET_LINE.replace("'even'", "'schedule'")),), ("show_budgets",)),
+    PlotMutant(NB06, "show_budgets", "rules_in_the_other_order",
+               ((BUDGET_LINE, "{str(TransferCounts(n, steps, 'schedule')):18} {TransferCounts(n, steps, 'even')}"),),
+               ("show_budgets",)),
+    PlotMutant(NB06, "show_budgets", "n_and_steps_left_out", (("{n:>3} {steps:>5}   ", ""),), ("show_budgets",)),
+    PlotMutant(NB06, "show_budgets", "a_pair_left_out", ((", (9, 2)]", "]"),), ("show_budgets",)),
+    PlotMutant(NB06, "show_budgets", "schedule_rounded_half_up_by_hand",
+               (("{TransferCounts(n, steps, 'schedule')}",
+                 "{[int(r / k + 0.5) for r, k in [(n, steps)]] + TransferCounts(n - int(n / steps + 0.5), steps - 1, 'schedule') if steps > 1 else [n]}"),),
+               ("show_budgets",)),
+    # notebook 06: when was each position written?
+    PlotMutant(NB06, "plot_commit_order", "positions_off_by_the_prompt",
+               ((COMMITTED_AT, COMMITTED_AT.replace("[len(prompt):]", "[:24]")),), ("plot_commit_order",)),
+    PlotMutant(NB06, "plot_commit_order", "the_prompt_left_in",
+               ((COMMITTED_AT, COMMITTED_AT.replace("[len(prompt):]", "")),
+                ("plt.bar(range(24), committed_at)", "plt.bar(range(len(committed_at)), committed_at)")),
+               ("plot_commit_order",)),
+    PlotMutant(NB06, "plot_commit_order", "one_block_of_24",
+               (("SampleBlocks(recorder, prompt, 24, 8, 12,", "SampleBlocks(recorder, prompt, 24, 24, 12,"),),
+               ("plot_commit_order",)),
+    PlotMutant(NB06, "plot_commit_order", "24_calls_not_12",
+               (("SampleBlocks(recorder, prompt, 24, 8, 12,", "SampleBlocks(recorder, prompt, 24, 8, 24,"),),
+               ("plot_commit_order",)),
+    PlotMutant(NB06, "plot_commit_order", "first_canvas_showing_it_the_last_call_at_0",
+               ((COMMITTED_AT, "committed_at = torch.stack([c.reshape(-1)[len(prompt):] != MASK_ID "
+                               "for c in recorder.canvases]).long().argmax(dim=0)"),), ("plot_commit_order",)),
+    PlotMutant(NB06, "plot_commit_order", "no_axis_labels",
+               (('plt.ylabel("call that committed it")\n', ""),), ("plot_commit_order",)),
+    # notebook 06: calls against mistakes
+    PlotMutant(NB06, "plot_threshold_trade", "share_of_possible_sentences",
+               (("sum(Impossible(x) for x, _ in results)", "sum(not Impossible(x) for x, _ in results)"),),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "calls_per_position_not_per_sentence",
+               (("calls.append(sum(c for _, c in results) / runs)", "calls.append(sum(c for _, c in results) / runs / 4)"),),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "curves_that_do_not_say_what_they_show",
+               (('left.set_ylabel("impossible sentences (fraction)")\n', ""),
+                ('right.set_ylabel("guesser calls per sentence")\n', ""), ('label="commit above tau"', 'label="tau"')),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "y_labels_swapped",
+               (('"impossible sentences (fraction)"', '"CALLS"'), ('"guesser calls per sentence"', '"impossible sentences"'),
+                ('"CALLS"', '"guesser calls per sentence"'), ('label="commit above tau"', 'label="_"')),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "a_tau_left_out",
+               (("TAUS = [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]", "TAUS = [0.05, 0.1, 0.3, 0.5, 0.9, 1.0]"),),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "ten_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 10"),),
+               ("plot_threshold_trade",)),
+    PlotMutant(NB06, "plot_threshold_trade", "tau_1_point_written_in_not_run",
+               (("fig, (left, right)", "calls[-1] = 4.0  # one at a time: 4 calls\nfig, (left, right)"),),
+               ("plot_threshold_trade",), functions=COMMIT_ABOVE_OR_EQUAL),
+    # notebook 06: does revising fix the cat is empty?
+    PlotMutant(NB06, "plot_remasking", "linear_axes_where_log_log_is_asked",
+               (("plt.loglog(Ts, rates", "plt.plot(Ts, rates"), ("plt.loglog(Ts, [0.32", "plt.plot(Ts, [0.32")),
+               ("plot_remasking",)),
+    PlotMutant(NB06, "plot_remasking", "theory_of_the_real_sentences",
+               (("[0.32 / T for T in Ts]", "[1 - 0.32 / T for T in Ts]"),), ("plot_remasking",)),
+    PlotMutant(NB06, "plot_remasking", "share_of_real_sentences",
+               ((RATES, RATES.replace("sum(Impossible(", "sum(not Impossible(")),), ("plot_remasking",)),
+    PlotMutant(NB06, "plot_remasking", "no_legend", (("plt.legend()\n", ""),), ("plot_remasking",)),
+    PlotMutant(NB06, "plot_remasking", "ten_runs_not_repeats_2000", (("runs = repeats(2000)", "runs = 10"),),
+               ("plot_remasking",)),
+    PlotMutant(NB06, "plot_remasking", "no_remasking_run_with_another_step",
+               ((RATES, RATES.replace("RemaskTwo(RemaskStep,", f"RemaskTwo(RemaskStep if eta else {UNDIFFUSE_INLINE},")),),
+               ("plot_remasking",), functions=ONE_COIN_STEP),
+    # notebook 06: two numbers for a sample
+    PlotMutant(NB06, "plot_entropy_perplexity", "entropy_in_bits",
+               (("entropy = [SampleEntropy(row) for row in rows]", "entropy = [SampleEntropy(row) / math.log(2) for row in rows]"),),
+               ("plot_entropy_perplexity",)),
+    PlotMutant(NB06, "plot_entropy_perplexity", "degenerate_sample_lumped_with_the_training_text",
+               (('samples["training text"] = list(GetBatch(4, 32))\nsamples["the the the ..."] = [StoryTokens(" ".join(["the"] * 32))]',
+                 'samples["training text"] = list(GetBatch(4, 32)) + [StoryTokens(" ".join(["the"] * 32))]'),),
+               ("plot_entropy_perplexity",)),
+    PlotMutant(NB06, "plot_entropy_perplexity", "one_point_per_source",
+               (("plt.scatter(entropy, perplexity,", "plt.scatter([sum(entropy) / len(entropy)], [sum(perplexity) / len(perplexity)],"),),
+               ("plot_entropy_perplexity",)),
+    PlotMutant(NB06, "plot_entropy_perplexity", "axes_not_named",
+               (('plt.xlabel("entropy of the sample (nats)")', 'plt.xlabel("H")'),), ("plot_entropy_perplexity",)),
+]
+
+
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):
         if c.cell_type == "code" and cells.nbtools.grade_id(c) == cell:

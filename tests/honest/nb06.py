@@ -1,0 +1,504 @@
+"""Notebook 06's printout and drawing cells, done in other correct ways (written from the task text alone)."""
+from textwrap import dedent
+
+from tests.honest import Honest
+
+NOTEBOOK = "06_revising_and_faster.ipynb"
+
+DATA = {
+    "plot_commit_order": dedent("""\
+        prompt = StoryTokens("once upon a time ,")
+        recorder = Recorder(story_model)
+        row = SampleBlocks(recorder, prompt, 24, 8, 12, MASK_ID, PAD_ID, CONTROL_IDS)
+        committed_at = CommitCalls(recorder.canvases, MASK_ID)[len(prompt):]
+        """),
+    "plot_threshold_trade": dedent("""\
+        TAUS = [0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]
+        runs = repeats(1000)
+        impossible, calls = [], []
+        for tau in TAUS:
+            results = [ParallelTwo(CommitAbove, tau) for _ in range(runs)]
+            impossible.append(sum(Impossible(x) for x, _ in results) / runs)
+            calls.append(sum(c for _, c in results) / runs)
+        """),
+    "plot_remasking": dedent("""\
+        Ts = [1, 2, 4, 8, 16, 32]
+        runs = repeats(2000)
+        counts = {}
+        for label, eta, schedule in (("no remasking", 0.0, "cap"), ("remasking", 1.0, "rescale")):
+            counts[label] = [sum(Impossible(RemaskTwo(RemaskStep, RemaskSigma, T, eta, schedule)) for _ in range(runs))
+                             for T in Ts]
+        rates = {label: [k / runs for k in ks] for label, ks in counts.items()}
+        """),
+    "plot_entropy_perplexity": dedent("""\
+        PROMPTS = ["once upon a time ,", "the dog", "lily went to the", "one day ,"]
+        guess_story = MakeGuesser(denoiser, CONTROL_IDS)
+
+        def RemaskStory(prompt, L=32, T=32):
+            x = torch.cat([prompt, torch.full((L,), MASK_ID)])
+            fixed = torch.arange(len(x)) < len(prompt)
+            for k in range(T, 0, -1):
+                t, s = k / T, (k - 1) / T
+                x = RemaskStep(x, t, s, guess_story, MASK_ID, RemaskSigma(t, s, 1.0, "rescale"), fixed)
+            return x
+
+        samples = {"blocks of 8": [], "one block of 32": [], "remasking": []}
+        for text in PROMPTS:
+            prompt = StoryTokens(text)
+            for name, block in (("blocks of 8", 8), ("one block of 32", 32)):
+                row = SampleBlocks(story_model, prompt, 32, block, 16, MASK_ID, PAD_ID, CONTROL_IDS)
+                samples[name].append(row[len(prompt):])
+            samples["remasking"].append(RemaskStory(prompt)[len(prompt):])
+        samples["training text"] = list(GetBatch(4, 32))
+        samples["the the the ..."] = [StoryTokens(" ".join(["the"] * 32))]
+        scores = {name: ([SampleEntropy(row) for row in rows],
+                         [Perplexity(scorer.Logits, scorer.Ids(StoryText(row))) for row in rows])
+                  for name, rows in samples.items()}
+        """),
+}
+
+PAIRS = "[(10, 4), (12, 5), (7, 7), (3, 6), (32, 8), (9, 2)]"
+
+
+def _alternatives(cell, prefix="", kind="matplotlib", **bodies):
+    return [Honest(cell, name, prefix + dedent(body), kind) for name, body in bodies.items()]
+
+
+HONEST = []
+
+HONEST += _alternatives(
+    "show_budgets",
+    plain_print=f"""\
+        for n, steps in {PAIRS}:
+            print(n, steps, TransferCounts(n, steps, "even"), TransferCounts(n, steps, "schedule"))
+        """,
+    labelled=f"""\
+        for n, steps in {PAIRS}:
+            print(f"n={{n}}, steps={{steps}}: even={{TransferCounts(n, steps, 'even')}} "
+                  f"schedule={{TransferCounts(n, steps, 'schedule')}}")
+        """,
+    numpy_arrays=f"""\
+        import numpy as np
+        print("n  steps  even  schedule")
+        for n, steps in {PAIRS}:
+            print(n, steps, np.array(TransferCounts(n, steps)), np.array(TransferCounts(n, steps, "schedule")))
+        """,
+    tensors=f"""\
+        for n, steps in {PAIRS}:
+            even = torch.tensor(TransferCounts(n, steps, "even"))
+            schedule = torch.tensor(TransferCounts(n, steps, "schedule"))
+            print(f"({{n}}, {{steps}})", even, schedule)
+        """,
+    markdown_table=f"""\
+        print("| n | steps | even | schedule |")
+        print("|---|---|---|---|")
+        for n, steps in {PAIRS}:
+            even = " ".join(map(str, TransferCounts(n, steps, "even")))
+            schedule = " ".join(map(str, TransferCounts(n, steps, "schedule")))
+            print(f"| {{n}} | {{steps}} | {{even}} | {{schedule}} |")
+        """,
+    sums_beside=f"""\
+        for n, steps in {PAIRS}:
+            even, schedule = TransferCounts(n, steps, "even"), TransferCounts(n, steps, "schedule")
+            print(f"{{n:>2}} masks, {{steps}} steps -> even {{even}} (sum {{sum(even)}}), schedule {{schedule}} "
+                  f"(sum {{sum(schedule)}})")
+        """,
+    dashes_and_slash=f"""\
+        for n, steps in {PAIRS}:
+            even = "-".join(str(k) for k in TransferCounts(n, steps, "even"))
+            schedule = "-".join(str(k) for k in TransferCounts(n, steps, "schedule"))
+            print(f"{{n}}/{{steps}}:  even {{even}}   schedule {{schedule}}")
+        """,
+    dict_per_line=f"""\
+        rules = ("even", "schedule")
+        for n, steps in {PAIRS}:
+            print({{"n": n, "steps": steps, **{{rule: TransferCounts(n, steps, rule) for rule in rules}}}})
+        """,
+    computed_first_then_printed=f"""\
+        table = [(n, steps, TransferCounts(n, steps), TransferCounts(n, steps, rule="schedule"))
+                 for n, steps in {PAIRS}]
+        print("pair        even budgets               schedule budgets")
+        for n, steps, even, schedule in table:
+            print(f"{{(n, steps)!s:10}}  {{str(even):26}} {{schedule}}")
+        """,
+)
+HONEST += _alternatives(
+    "show_budgets", kind="shown",
+    list_of_rows_last_expression=f"""\
+        [(n, steps, TransferCounts(n, steps, "even"), TransferCounts(n, steps, "schedule")) for n, steps in {PAIRS}]
+        """,
+    display_each_pair=f"""\
+        from IPython.display import display
+        for n, steps in {PAIRS}:
+            display((n, steps, TransferCounts(n, steps, "even"), TransferCounts(n, steps, "schedule")))
+        """,
+)
+HONEST += _alternatives(
+    "show_budgets", kind="pandas-seaborn",
+    dataframe_last_expression=f"""\
+        import pandas as pd
+        pd.DataFrame([{{"n": n, "steps": steps, "even": TransferCounts(n, steps, "even"),
+                       "schedule": TransferCounts(n, steps, "schedule")}} for n, steps in {PAIRS}])
+        """,
+    dataframe_multiindex_printed=f"""\
+        import pandas as pd
+        pairs = {PAIRS}
+        df = pd.DataFrame({{"even": [TransferCounts(n, s) for n, s in pairs],
+                           "schedule": [TransferCounts(n, s, "schedule") for n, s in pairs]}},
+                          index=pd.MultiIndex.from_tuples(pairs, names=["n", "steps"]))
+        print(df.to_string())
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_commit_order",
+    scatter=f"""\
+        plt.scatter(range(24), committed_at)
+        plt.xlabel("position after the prompt"); plt.ylabel("denoiser call")
+        """,
+    absolute_positions=f"""\
+        fig, ax = plt.subplots(figsize=(8, 3))
+        ax.bar(range(len(prompt), len(prompt) + 24), committed_at.tolist(), color="teal")
+        ax.set_xlabel("position in the row"); ax.set_ylabel("committed at call")
+        """,
+    steps=f"""\
+        plt.step(range(24), committed_at, where="mid")
+        plt.xlabel("generated position"); plt.ylabel("call (1-12)")
+        plt.yticks(range(1, 13))
+        """,
+    horizontal_bars=f"""\
+        plt.figure(figsize=(4, 7))
+        plt.barh(range(24), committed_at)
+        plt.ylabel("generated position"); plt.xlabel("call that committed it")
+        plt.gca().invert_yaxis()
+        """,
+    calls_on_x=f"""\
+        plt.scatter(committed_at, range(24), marker="s")
+        plt.xlabel("denoiser call"); plt.ylabel("position committed")
+        """,
+    stem=f"""\
+        plt.stem(range(24), committed_at)
+        plt.xlabel("position"); plt.ylabel("call")
+        """,
+    bars_coloured_by_block=f"""\
+        fig, ax = plt.subplots(figsize=(8, 3))
+        for b in range(3):
+            where = range(8 * b, 8 * b + 8)
+            ax.bar(where, committed_at[8 * b:8 * b + 8], label=f"block {{b + 1}}")
+        ax.legend(); ax.set_xlabel("generated position"); ax.set_ylabel("call that committed it")
+        """,
+    points_coloured_by_block=f"""\
+        for b in range(3):
+            plt.plot(range(8 * b, 8 * b + 8), committed_at[8 * b:8 * b + 8].tolist(), "o", label=f"block {{b + 1}}")
+        plt.legend(); plt.xlabel("position"); plt.ylabel("call number")
+        """,
+    calls_counted_from_0=f"""\
+        plt.plot(range(24), (committed_at - 1).tolist(), "o-")
+        plt.xlabel("generated position"); plt.ylabel("call index (counted from 0)")
+        """,
+)
+HONEST += _alternatives(
+    "plot_commit_order", kind="pandas-seaborn",
+    pandas_series_bar=f"""\
+        import pandas as pd
+        ax = pd.Series(committed_at.numpy(), name="call").plot.bar(figsize=(8, 3))
+        ax.set_xlabel("generated position"); ax.set_ylabel("call that committed it")
+        """,
+    pandas_scatter=f"""\
+        import pandas as pd
+        df = pd.DataFrame({{"position": range(24), "call": committed_at.numpy()}})
+        df.plot.scatter(x="position", y="call")
+        """,
+    seaborn_scatter_hue_block=f"""\
+        import seaborn as sns
+        ax = sns.scatterplot(x=list(range(24)), y=committed_at.tolist(), hue=[p // 8 + 1 for p in range(24)],
+                             palette="deep")
+        ax.set(xlabel="generated position", ylabel="call")
+        """,
+    seaborn_barplot=f"""\
+        import seaborn as sns
+        ax = sns.barplot(x=list(range(24)), y=committed_at.tolist(), color="C0")
+        ax.set_xlabel("position"); ax.set_ylabel("denoiser call that committed it")
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_threshold_trade",
+    twin_axes=f"""\
+        fig, ax = plt.subplots()
+        ax.plot(TAUS, impossible, "o-", color="C3")
+        ax.set_xlabel("tau"); ax.set_ylabel("share of impossible sentences", color="C3")
+        other = ax.twinx()
+        other.plot(TAUS, calls, "s--", color="C0")
+        other.set_ylabel("mean guesser calls", color="C0")
+        """,
+    percent_and_baseline=f"""\
+        fig, (a, b) = plt.subplots(2, 1, sharex=True, figsize=(6, 6))
+        a.plot(TAUS, [100 * f for f in impossible], "o-")
+        a.set_ylabel("impossible sentences (%)")
+        b.plot(TAUS, calls, "o-")
+        b.axhline(4, color="k", ls=":")
+        b.set_ylabel("calls per sentence"); b.set_xlabel("threshold")
+        """,
+    two_figures=f"""\
+        plt.figure()
+        plt.plot(TAUS, impossible, marker="o")
+        plt.xlabel("tau"); plt.ylabel("fraction impossible")
+        plt.show()
+        plt.figure()
+        plt.plot(TAUS, calls, marker="o", label="commit above tau")
+        plt.plot([1.0], [4], "r*", ms=12, label="one at a time")
+        plt.xlabel("tau"); plt.ylabel("calls"); plt.legend()
+        plt.show()
+        """,
+    one_axes_named_in_the_legend=f"""\
+        plt.plot(TAUS, impossible, "o-", label="impossible sentences (share)")
+        plt.plot(TAUS, calls, "s-", label="guesser calls per sentence")
+        plt.xlabel("tau"); plt.ylabel("value"); plt.legend()
+        """,
+    bars_of_categories=f"""\
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3))
+        a.bar(range(len(TAUS)), impossible); a.set_xticks(range(len(TAUS)), [str(t) for t in TAUS])
+        a.set_xlabel("tau"); a.set_ylabel("impossible fraction")
+        b.bar(range(len(TAUS)), calls, color="C1"); b.set_xticks(range(len(TAUS)), [str(t) for t in TAUS])
+        b.set_xlabel("tau"); b.set_ylabel("calls")
+        """,
+    error_bars=f"""\
+        import math
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+        a.errorbar(TAUS, impossible, yerr=[math.sqrt(p * (1 - p) / runs) for p in impossible], fmt="o-", capsize=3)
+        a.set(xlabel="tau", ylabel="impossible sentences")
+        b.errorbar(TAUS, calls, fmt="o-")
+        b.set(xlabel="tau", ylabel="calls to the guesser")
+        """,
+    log_tau_scatter=f"""\
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+        axes[0].scatter(TAUS, impossible); axes[0].set_ylabel("mistakes: impossible share")
+        axes[1].scatter(TAUS, calls); axes[1].set_ylabel("guesser calls")
+        for ax in axes:
+            ax.set_xscale("log"); ax.set_xlabel("tau (log scale)")
+        """,
+    steps_and_titles=f"""\
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+        axes[0].step(TAUS, impossible, where="post", marker="o", label="impossible")
+        axes[1].step(TAUS, calls, where="post", marker="o", label="calls")
+        for ax in axes:
+            ax.legend(); ax.set_xlabel("threshold tau")
+        """,
+)
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="pandas-seaborn",
+    pandas_subplots=f"""\
+        import pandas as pd
+        df = pd.DataFrame({{"impossible sentences": impossible, "guesser calls": calls}},
+                          index=pd.Index(TAUS, name="tau"))
+        df.plot(subplots=True, marker="o", figsize=(6, 5))
+        """,
+    pandas_secondary_y=f"""\
+        import pandas as pd
+        df = pd.DataFrame({{"impossible (%)": [100 * f for f in impossible], "calls": calls}}, index=TAUS)
+        ax = df["impossible (%)"].plot(marker="o", legend=True)
+        df["calls"].plot(marker="s", secondary_y=True, legend=True)
+        ax.set_xlabel("tau")
+        """,
+    seaborn_lines=f"""\
+        import seaborn as sns
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+        sns.lineplot(x=TAUS, y=impossible, marker="o", ax=a)
+        sns.lineplot(x=TAUS, y=calls, marker="o", ax=b)
+        a.set(xlabel="tau", ylabel="impossible fraction"); b.set(xlabel="tau", ylabel="mean calls")
+        """,
+    seaborn_pointplot_categories=f"""\
+        import seaborn as sns
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+        sns.pointplot(x=[str(t) for t in TAUS], y=impossible, ax=a)
+        sns.pointplot(x=[str(t) for t in TAUS], y=calls, ax=b, color="C1")
+        a.set(xlabel="tau", ylabel="impossible sentences"); b.set(xlabel="tau", ylabel="guesser calls")
+        """,
+)
+
+THEORY = "[0.32 / T for T in Ts]"
+HONEST += _alternatives(
+    "plot_remasking",
+    object_api=f"""\
+        fig, ax = plt.subplots()
+        for label, values in rates.items():
+            ax.loglog(Ts, values, "o-", label=label)
+        ax.loglog(Ts, {THEORY}, "k--", label="0.32/T")
+        ax.set_xlabel("T"); ax.set_ylabel("impossible share"); ax.legend()
+        """,
+    log_scales_set=f"""\
+        plt.plot(Ts, rates["no remasking"], "o", label="sigma = 0")
+        plt.plot(Ts, rates["remasking"], "s", label="sigma = sigma_max")
+        plt.plot(Ts, {THEORY}, "k-", label="0.32 / T")
+        plt.xscale("log"); plt.yscale("log")
+        plt.xlabel("number of steps"); plt.ylabel("fraction impossible"); plt.legend()
+        """,
+    percent=f"""\
+        for label, values in rates.items():
+            plt.loglog(Ts, [100 * v for v in values], "o-", label=label)
+        plt.loglog(Ts, [32 / T for T in Ts], "--", color="gray", label="32 / T %")
+        plt.xlabel("T"); plt.ylabel("impossible sentences (%)"); plt.legend()
+        """,
+    axline_theory=f"""\
+        fig, ax = plt.subplots()
+        ax.loglog(Ts, rates["no remasking"], "o-", label="no remasking")
+        ax.loglog(Ts, rates["remasking"], "^-", label="ReMDM, sigma_max")
+        ax.axline((1, 0.32), (32, 0.01), color="k", ls="--", label="0.32/T")
+        ax.set_xlim(0.8, 40)
+        ax.set_xlabel("T"); ax.set_ylabel("P(impossible)"); ax.legend()
+        """,
+    zeros_left_out=f"""\
+        for label, values in rates.items():
+            kept = [(T, v) for T, v in zip(Ts, values) if v > 0]
+            plt.loglog([T for T, _ in kept], [v for _, v in kept], "o-", label=label)
+        plt.loglog(Ts, {THEORY}, "k:", label="0.32/T")
+        plt.xlabel("T"); plt.ylabel("impossible fraction"); plt.legend()
+        """,
+    zeros_marked_apart=f"""\
+        for i, (label, values) in enumerate(rates.items()):
+            plt.loglog(Ts, [v if v > 0 else float("nan") for v in values], "o-", color=f"C{{i}}", label=label)
+            zeros = [T for T, v in zip(Ts, values) if v == 0]
+            if zeros:
+                plt.loglog(zeros, [1e-3] * len(zeros), "v", color=f"C{{i}}", label=f"{{label}}: none impossible")
+        plt.loglog(Ts, {THEORY}, "k--", label="0.32/T")
+        plt.xlabel("T"); plt.ylabel("impossible"); plt.legend()
+        """,
+    scatter_and_error_bars=f"""\
+        import math
+        for label, values in rates.items():
+            plt.errorbar(Ts, values, yerr=[math.sqrt(v * (1 - v) / runs) for v in values], fmt="o", capsize=2,
+                         label=label)
+        plt.plot(Ts, {THEORY}, "k--", label="0.32/T")
+        plt.xscale("log"); plt.yscale("log")
+        plt.xlabel("T"); plt.ylabel("impossible fraction"); plt.legend()
+        """,
+    two_panels_titled=f"""\
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for ax, (label, values) in zip(axes, rates.items()):
+            ax.loglog(Ts, values, "o-")
+            ax.loglog(Ts, {THEORY}, "k--")
+            ax.set_title(label); ax.set_xlabel("T"); ax.set_ylabel("impossible sentences")
+        """,
+)
+HONEST += _alternatives(
+    "plot_remasking", kind="pandas-seaborn",
+    pandas_loglog=f"""\
+        import pandas as pd
+        df = pd.DataFrame({{**rates, "0.32/T": {THEORY}}}, index=pd.Index(Ts, name="T"))
+        ax = df.plot(loglog=True, style=["o-", "s-", "k--"])
+        ax.set_ylabel("share of impossible sentences")
+        """,
+    seaborn_lineplot_hue=f"""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.DataFrame([{{"T": T, "share": v, "sampler": label}} for label, values in rates.items()
+                             for T, v in zip(Ts, values)])
+        ax = sns.lineplot(data=long, x="T", y="share", hue="sampler", marker="o")
+        ax.plot(Ts, {THEORY}, "k--", label="0.32 / T")
+        ax.set(xscale="log", yscale="log", xlabel="T", ylabel="impossible share")
+        ax.legend()
+        """,
+    seaborn_scatter_hue=f"""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.DataFrame({{"T": Ts * 2, "impossible": rates["no remasking"] + rates["remasking"],
+                             "remasking": ["no"] * len(Ts) + ["sigma_max"] * len(Ts)}})
+        ax = sns.scatterplot(data=long, x="T", y="impossible", hue="remasking", s=60)
+        ax.loglog(Ts, {THEORY}, color="gray", ls="--", label="0.32/T")
+        ax.set_xlabel("T (steps)"); ax.set_ylabel("impossible fraction"); ax.legend()
+        """,
+)
+
+HONEST += _alternatives(
+    "plot_entropy_perplexity",
+    object_api_annotated=f"""\
+        fig, ax = plt.subplots()
+        for name, (entropy, perplexity) in scores.items():
+            ax.scatter(entropy, perplexity, label=name)
+        ax.annotate("the the ... the", (scores["the the the ..."][0][0], scores["the the the ..."][1][0]))
+        ax.set_yscale("log"); ax.set_xlabel("unigram entropy (nats)"); ax.set_ylabel("generative perplexity")
+        ax.legend()
+        """,
+    semilogy_markers=f"""\
+        for i, (name, (entropy, perplexity)) in enumerate(scores.items()):
+            plt.semilogy(entropy, perplexity, "oxsd*"[i], label=name, ms=12 if name.startswith("the the") else 6)
+        plt.xlabel("entropy"); plt.ylabel("perplexity"); plt.legend()
+        """,
+    linear_axes=f"""\
+        for name, (entropy, perplexity) in scores.items():
+            plt.plot(entropy, perplexity, "o", label=name)
+        plt.xlabel("sample entropy"); plt.ylabel("perplexity (scorer)"); plt.legend(fontsize=8)
+        """,
+    one_scatter_manual_legend=f"""\
+        from matplotlib.lines import Line2D
+        names = list(scores)
+        xs = [e for n in names for e in scores[n][0]]
+        ys = [p for n in names for p in scores[n][1]]
+        colours = [f"C{{i}}" for i, n in enumerate(names) for _ in scores[n][0]]
+        plt.scatter(xs, ys, c=colours)
+        plt.legend(handles=[Line2D([], [], marker="o", ls="", color=f"C{{i}}", label=n) for i, n in enumerate(names)])
+        plt.yscale("log"); plt.xlabel("entropy (nats)"); plt.ylabel("perplexity")
+        """,
+    text_label_on_the_degenerate=f"""\
+        for name, (entropy, perplexity) in scores.items():
+            if name.startswith("the the"):
+                plt.scatter(entropy, perplexity, marker="*", s=200, color="red")
+                plt.text(entropy[0] + 0.05, perplexity[0], "degenerate: the the the")
+            else:
+                plt.scatter(entropy, perplexity, label=name)
+        plt.yscale("log"); plt.xlabel("entropy H"); plt.ylabel("perplexity"); plt.legend()
+        """,
+    with_source_means=f"""\
+        import numpy as np
+        fig, ax = plt.subplots()
+        for i, (name, (entropy, perplexity)) in enumerate(scores.items()):
+            ax.scatter(entropy, perplexity, color=f"C{{i}}", alpha=0.6, label=name)
+            ax.scatter([np.mean(entropy)], [np.exp(np.mean(np.log(perplexity)))], color=f"C{{i}}", marker="+", s=200)
+        ax.set_yscale("log"); ax.set_xlabel("entropy"); ax.set_ylabel("perplexity"); ax.legend()
+        """,
+    recomputed_in_the_cell=f"""\
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for name, rows in samples.items():
+            h = [SampleEntropy(r) for r in rows]
+            p = [Perplexity(scorer.Logits, scorer.Ids(StoryText(r))) for r in rows]
+            ax.plot(h, p, "D" if name.startswith("the the") else "o", label=name)
+        ax.set(yscale="log", xlabel="entropy [nats]", ylabel="perplexity [log scale]")
+        ax.legend()
+        """,
+    x_limits_to_ln_32=f"""\
+        import math
+        for name, (entropy, perplexity) in scores.items():
+            plt.scatter(entropy, perplexity, label=name, edgecolor="k")
+        plt.axvline(math.log(32), color="gray", ls=":", label="ln 32")
+        plt.xlim(-0.2, 3.7); plt.yscale("log")
+        plt.xlabel("entropy of 32 tokens"); plt.ylabel("perplexity"); plt.legend()
+        """,
+)
+HONEST += _alternatives(
+    "plot_entropy_perplexity", kind="pandas-seaborn",
+    seaborn_scatter_hue_style=f"""\
+        import pandas as pd
+        import seaborn as sns
+        df = pd.DataFrame([{{"source": name, "entropy": e, "perplexity": p}} for name, (es, ps) in scores.items()
+                           for e, p in zip(es, ps)])
+        ax = sns.scatterplot(data=df, x="entropy", y="perplexity", hue="source", style="source", s=80)
+        ax.set_yscale("log")
+        """,
+    pandas_groupby_scatter=f"""\
+        import pandas as pd
+        df = pd.DataFrame([{{"source": name, "entropy": e, "perplexity": p}} for name, (es, ps) in scores.items()
+                           for e, p in zip(es, ps)])
+        fig, ax = plt.subplots()
+        for i, (name, group) in enumerate(df.groupby("source", sort=False)):
+            group.plot.scatter(x="entropy", y="perplexity", ax=ax, color=f"C{{i}}", label=name, logy=True)
+        """,
+    seaborn_relplot=f"""\
+        import pandas as pd
+        import seaborn as sns
+        df = pd.DataFrame([{{"source": name, "entropy (nats)": e, "perplexity": p}}
+                           for name, (es, ps) in scores.items() for e, p in zip(es, ps)])
+        g = sns.relplot(data=df, x="entropy (nats)", y="perplexity", hue="source", height=4)
+        g.set(yscale="log")
+        """,
+)
