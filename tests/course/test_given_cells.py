@@ -20,6 +20,9 @@ MIRRORS = [
     ("05_sampler_internals.ipynb", "denoiser", "maskdiff_client/denoiser"),
     ("05_sampler_internals.ipynb", "training", "maskdiff_solutions/training"),
     ("05_sampler_internals.ipynb", "corpus", "maskdiff_solutions/corpus"),
+    ("06_revising_and_faster.ipynb", "denoiser", "maskdiff_client/denoiser"),
+    ("06_revising_and_faster.ipynb", "training", "maskdiff_solutions/training"),
+    ("06_revising_and_faster.ipynb", "corpus", "maskdiff_solutions/corpus"),
 ]
 
 

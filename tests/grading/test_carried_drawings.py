@@ -20,9 +20,9 @@ from tests.support import cells
 from tests.support.drawings import PLOT_CHECKS, judge
 from tests.support.cells import stubbed
 
-# Notebooks 04 and 05 name the cells a stub costs in one bullet per earlier notebook; notebook 02 has
+# Notebooks 04, 05 and 06 name the cells a stub costs in one bullet per earlier notebook; notebook 02 has
 # one carried cell and names them in its text (the last test below).
-NOTEBOOKS = ["04_training.ipynb", "05_sampler_internals.ipynb"]
+NOTEBOOKS = ["04_training.ipynb", "05_sampler_internals.ipynb", "06_revising_and_faster.ipynb"]
 
 
 def carried_cells(notebook):
@@ -38,11 +38,15 @@ def names_used(source):
 
 
 def direct_callers(notebook, carried):
-    """The drawing cells whose reference source names a function of the carried cell."""
+    """The drawing cells whose reference source names a function of the carried cell, or a function of
+    this notebook built on one (notebook 06's SampleBlocks runs on notebook 05's update): those calls
+    are direct as far as the student can tell, and the cells are named beside the carried cell."""
     cell = next(c for c in carried_cells(notebook) if nbtools.grade_id(c) == carried)
     functions = set(nbtools.defined_functions(cell.source))
+    built_on = {nbtools.grade_id(c) for c in cells.notebook_cells(notebook)
+                if nbtools.is_function(c) and names_used(c.source) & functions}
     return {nbtools.grade_id(c) for c in cells.notebook_cells(notebook)
-            if nbtools.grade_id(c) in PLOT_CHECKS and names_used(c.source) & functions}
+            if nbtools.grade_id(c) in PLOT_CHECKS and names_used(c.source) & (functions | built_on)}
 
 
 def listed_beside(notebook, carried):

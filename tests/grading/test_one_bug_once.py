@@ -106,8 +106,9 @@ def notebook(name):
 
 
 def bound_names(tree, top_level_only=False):
-    """Names a piece of code binds: assignments, defs, classes, imports, loop and with targets, and
-    (unless top_level_only) arguments and everything bound inside functions."""
+    """Names a piece of code binds: assignments, defs, classes, imports, loop and with targets, the
+    name of a caught exception, and (unless top_level_only) arguments and everything bound inside
+    functions."""
     names = set()
     nodes = ast.walk(tree) if not top_level_only else _top_level(tree)
     for node in nodes:
@@ -119,6 +120,8 @@ def bound_names(tree, top_level_only=False):
             names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
         elif isinstance(node, ast.arg):
             names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
     return names
 
 
@@ -249,6 +252,8 @@ SUBSTITUTES = {
     ("03_real_language_model.ipynb", "faster_measure"): None,
     ("03_real_language_model.ipynb", "load_qwen"): None,
     ("05_sampler_internals.ipynb", "batching_speed"): None,
+    ("06_revising_and_faster.ipynb", "scorer"): None,
+    ("06_revising_and_faster.ipynb", "load_scorer"): None,
 }
 
 
