@@ -30,10 +30,14 @@ SYSTEM = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")   # bound whole, re
 # ------------------------------------------------------------------------ what the sandbox sees
 
 def python_roots():
-    """Folders the kernel's Python needs, read-only: its prefixes (stdlib, site-packages) and the
-    user's site-packages. Never sys.path entries beyond these: they may hold the course itself."""
+    """Folders the kernel's Python needs, read-only: its prefixes (stdlib, site-packages), the
+    user's site-packages, and site-packages folders a .pth file of theirs adds (a venv made inside
+    another one hands the outer venv's packages on so). Never other sys.path entries: they may hold
+    the course itself."""
     roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
+    roots |= {Path(p).resolve() for p in sys.path if Path(p).name in ("site-packages", "dist-packages")
+              and Path(p).is_dir()}
     user_site = Path(site.getusersitepackages())
     if user_site.is_dir():
         roots.add(user_site.resolve())
