@@ -41,6 +41,7 @@ from .batched import FakeDenoiser
 from .batched_plots import statements
 from .core import ALPHA, Failure, Review, check, expect
 from .forward_plots import runs_asked
+from .sampling_plots import reaches
 
 RUNS_ALPHA = ALPHA / 3       # a figure failed for too few runs: at most this often wrongly
 DIVISORS = 128               # (spread over the divisors of the true number of runs)
@@ -312,16 +313,23 @@ def _draws(x):
     return out
 
 
-def _committed(result):
-    """The canvas a CommitAbove call returned, as a tuple of 4 ids, or None where ParallelTwo (or
-    Impossible after it) would stop on it: raised, not [1, 4], not integer ids of the vocabulary."""
+def _returned_ids(result):
+    """What a call returned as an integer tensor, or None where it raised or returned no integer ids."""
     if not _ok(result):
         return None
     try:
         value = torch.as_tensor(np.asarray(result[1].detach().cpu() if torch.is_tensor(result[1]) else result[1]))
     except (TypeError, ValueError, RuntimeError):
         return None
-    if tuple(value.shape) != (1, 4) or value.is_floating_point() or value.dtype == torch.bool or value.is_complex():
+    bad = value.is_floating_point() or value.dtype == torch.bool or value.is_complex()
+    return None if bad else value
+
+
+def _committed(result):
+    """The canvas a CommitAbove call returned, as a tuple of 4 ids, or None where ParallelTwo (or
+    Impossible after it) would stop on it: raised, not [1, 4], not integer ids of the vocabulary."""
+    value = _returned_ids(result)
+    if value is None or tuple(value.shape) != (1, 4):
         return None
     ids = tuple(int(v) for v in value[0])
     return ids if all(0 <= v < len(world.vocab) for v in ids) else None
@@ -630,13 +638,8 @@ def _gate(RemaskStep, sigmas):
 
 
 def _sentence(result):
-    if not _ok(result):
-        return None
-    try:
-        value = torch.as_tensor(np.asarray(result[1].detach().cpu() if torch.is_tensor(result[1]) else result[1]))
-    except (TypeError, ValueError, RuntimeError):
-        return None
-    if value.dim() != 1 or value.numel() != 4 or value.is_floating_point() or value.dtype == torch.bool:
+    value = _returned_ids(result)
+    if value is None or value.dim() != 1 or value.numel() != 4:
         return None
     return tuple(int(v) for v in value)
 
@@ -680,20 +683,6 @@ def _theory(series, scale):
             and np.allclose(series.y, scale * 0.32 / series.x, rtol=plots.TOLERANCE, atol=1e-12))
 
 
-def _reaches(ax, T, measured):
-    """Is T on the axes beside the measured series (a curve spanning it, a point at it, an endless line
-    with T inside the x limits)?"""
-    for s in ax.series:
-        if s is measured or not s.x.size:
-            continue
-        if s.style.get("axline"):
-            if ax.xlim is not None and min(ax.xlim) <= T <= max(ax.xlim):
-                return True
-        elif np.nanmin(s.x) <= T * (1 + 1e-6) and np.nanmax(s.x) >= T * (1 - 1e-6):
-            return True
-    return False
-
-
 def measured(ax, series, scale):
     """{T: share} of a measured series: a value that a log axis cannot show (0, NaN) read as 0, and the
     largest Ts left out while the axes still reach them read as 0 (the task's zero rule)."""
@@ -702,7 +691,7 @@ def measured(ax, series, scale):
         return None
     shares = {T: (float(y) / scale if np.isfinite(y) and y > 0 else 0.0) for T, y in zip(Ts, series.y)}
     for T in TS:
-        if T > max(Ts) and _reaches(ax, T, series):
+        if T > max(Ts) and reaches(ax, T, series):
             shares[T] = 0.0
     return shares
 
