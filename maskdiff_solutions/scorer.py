@@ -19,6 +19,7 @@ Nothing may follow the end marker: the test compares everything after the start 
 import hashlib
 import os
 import shutil
+import tempfile
 import time
 import types
 from pathlib import Path
@@ -137,7 +138,12 @@ def HubAnswers(timeout=5):
     return True
 
 
-def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache="data/scorer-stand-in", seconds=3.0):
+# The stand-in is kept in the temporary folder, one per user: never beside the notebook, where a
+# course's source folder would take it for a file of the assignment (and copy it into the release).
+STAND_IN_CACHE = Path(tempfile.gettempdir()) / f"scorer-stand-in-{getattr(os, 'getuid', lambda: 'user')()}"
+
+
+def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CACHE, seconds=3.0):
     """The scorer as a namespace: tokenizer, model (eval mode, on `device`), source (one line: what was
     loaded), Ids(text) -> 1-D long tensor of its token ids (no special tokens added) and
     Logits(ids) -> [1, n, V] float logits on the CPU for a [1, n] tensor of ids (no gradient).
