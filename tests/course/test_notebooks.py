@@ -102,6 +102,10 @@ def test_source_passes_its_own_tests(course, name):
     # `nbgrader validate` exits 0 even when tests fail: ask the Validator for its results instead.
     results = Validator().validate(str(course.source_dir / name))
     assert results == {}, json.dumps(results, indent=1)[:4000]
+    # what a notebook writes beside itself would be a file of the assignment: nbgrader copies it into
+    # the release (notebook 06's stand-in scorer once did)
+    left = sorted(p.name for p in course.source_dir.iterdir() if p.suffix != ".ipynb")
+    assert not left, f"running {name} left {left} in {course.source_dir}"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
