@@ -109,11 +109,17 @@ TRANSFER_ERRORS = [("steps = 0: a step count must be at least 1", [10, 0, "even"
                    ("the rule 'Even' is neither 'even' nor 'schedule'", [10, 4, "Even"])]
 
 
+# Valid calls beside the refused ones: a function that refuses everything has not learnt what to refuse.
+TRANSFER_ALLOWED = [[10, 4, "even"], [10, 4, "schedule"]]
+
+
 @check("TransferCounts.errors")
 def transfer_errors(TransferCounts):
-    results = TransferCounts.calls([args for _, args in TRANSFER_ERRORS])
+    results = TransferCounts.calls([args for _, args in TRANSFER_ERRORS] + TRANSFER_ALLOWED)
     for (why, args), result in zip(TRANSFER_ERRORS, results):
         refused(result, why, f"TransferCounts({', '.join(map(repr, args))})")
+    for args, result in zip(TRANSFER_ALLOWED, results[len(TRANSFER_ERRORS):]):
+        value_of(result, f"TransferCounts({', '.join(map(repr, args))}) (a valid call: it should not raise)")
 
 
 # ---------------------------------------------------------------- SampleBlocks
@@ -274,6 +280,16 @@ def sample_blocks_errors(SampleBlocks):
         refused(result, why, what)
         expect(not model.canvases, f"{what} called the denoiser {len(model.canvases)} times before it raised: "
                                    f"check the rules first, before any denoiser call")
+    # ... and a valid call beside them, which must get past the rules to the denoiser: a function that
+    # refuses everything has not learnt what to refuse (what the sampling then does is SampleBlocks.blocks')
+    P, G, B, steps = 3, 8, 4, 4
+    model = RecordingDenoiser(P + G, len(BLOCK_ERRORS))
+    result = SampleBlocks.with_globals(notebook_05_helpers(), model, torch.randint(2, 21, (P,), generator=g),
+                                       G, B, steps, 1, 0, (), "even")
+    what = f"SampleBlocks(denoiser, prompt, {G}, {B}, {steps}, 1, 0)"
+    said = f": it {raised(result[1], result[2])}" if result[0] == "raised" else ""
+    expect(model.canvases, f"{what} is a valid call (two blocks of {B} positions, {steps} steps) and never "
+                           f"called the denoiser{said}: only the rules' violations are refused")
 
 
 # ---------------------------------------------------------------- CommitAbove
@@ -663,6 +679,7 @@ FIXED_RUNS = 150
 @check("RemaskStep.fixed")
 def remask_fixed(RemaskStep):
     p = guess_table()
+    free_moved = False
     for t, s, sigma in FIXED_CASES:
         what = step_what(t, s, sigma, fixed=True)
         results = RemaskStep.repeat([X_FIXED, t, s, FixedGuesser(p), MASK_SMALL, sigma, FIXED],
@@ -674,6 +691,7 @@ def remask_fixed(RemaskStep):
             expect(6 not in changed(result), f"{what} changed the `fixed` tensor it was given")
             out = token_ids(out, f"what {what} returned", length=L_STEP)
             moved = torch.nonzero(FIXED & (out != X_FIXED)).flatten().tolist()
+            free_moved = free_moved or bool(((~FIXED) & (out != X_FIXED)).any())
             if moved:
                 i = moved[0]
                 kind = ("the prompt" if i < 3 else "the padding" if i >= 10 else
@@ -681,6 +699,12 @@ def remask_fixed(RemaskStep):
                 raise Failure(f"{what}: position {i} is fixed ({kind}) and changed from {int(X_FIXED[i])} "
                               f"to {int(out[i])}: positions in `fixed` never change, neither remasked nor "
                               f"revealed")
+    # Keeping the fixed positions is no achievement for a step that keeps everything: the free masks are
+    # revealed with probability 2/3, 5/6 and 1 in these cases, so no change in 450 runs has probability
+    # below 1e-100 for a correct step.
+    expect(free_moved, f"{step_what(*FIXED_CASES[-1], fixed=True)} never changed a position outside `fixed` "
+                       f"in {len(FIXED_CASES) * FIXED_RUNS} runs: the masks that are not fixed should be "
+                       f"revealed (and the decoded tokens remasked) as in RemaskStep without `fixed`")
 
 
 STEP_ERRORS = [("sigma = 0.6 is above sigma_max = min(1, s / (1 - t)) = 0.5", 0.5, 0.25, 0.6, None),

@@ -53,3 +53,20 @@ def test_mutant_loses_marks_exactly_where_it_says(mutant):
 @pytest.mark.parametrize("function", sorted({function_of(name) for name in FUNCTION_CHECKS}))
 def test_every_checked_function_has_three_mutants(function):
     assert sum(m.function == function for m in catalog()) >= 3, function
+
+
+# A function that does nothing useful takes no check: one that refuses every call, one that hands back its
+# first argument, one that returns None. A check of "what it must not do" (refuse bad input, leave the
+# prompt alone) also asks for what it must do, or such a function takes its points unearned.
+DO_NOTHING = {"refuses everything": "    raise ValueError('refused')\n",
+              "returns its first argument": "    return args[0] if args else next(iter(kwargs.values()), None)\n",
+              "returns None": "    return None\n"}
+
+
+@pytest.mark.parametrize("way", sorted(DO_NOTHING))
+@pytest.mark.parametrize("function", sorted({function_of(name) for name in FUNCTION_CHECKS}))
+def test_a_function_that_does_nothing_takes_no_check(function, way):
+    namespace = {}
+    exec(f"def {function}(*args, **kwargs):\n{DO_NOTHING[way]}", namespace)
+    taken = [name for name in checks_of(function) if grading.evaluate(name, namespace[function]).passed]
+    assert not taken, f"{function} that {way} passes {taken}"
