@@ -172,3 +172,77 @@ def test_scores_come_from_the_checkers_record_alone():
     assert got == {"test_plot_a": (None, True), "test_plot_b": (0.0, False), "test_plot_c": (0.0, False),
                    "test_plot_d": (2.0, False)}
     assert len(suspect["nb.ipynb"]) == 2 and not any("test_plot_a" in why for why in suspect["nb.ipynb"])
+
+
+# Notebook 06 hands student code the checker's own objects (the recording denoiser, our notebook-05
+# helpers, the scorer, the guesser) as handles. A hostile student reads them, calls them with what they
+# never expect, forges the protocol's frames on the handle's own channel, calls handles the checker never
+# gave out, and lets the drivers' own exception through: each takes no check, and the checker grades the
+# next job as before.
+HOSTILE_06 = {
+    "SampleBlocks": '''
+def SampleBlocks(denoiser, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even"):
+    for name in ("canvases", "__dict__", "forward", "length", "_ref"):
+        try:
+            getattr(denoiser, name)
+        except Exception:
+            pass
+    class Anything:
+        def __eq__(self, other): return True
+        def __len__(self): return 10 ** 9
+        def __index__(self): return 0
+    for helper in (reverse_update, candidate_distributions, TransferCounts):
+        try:
+            helper(Anything(), Anything(), Anything())
+        except Exception:
+            pass
+    x = torch.cat([torch.as_tensor(prompt), torch.full((gen_length,), mask_id)])[None]
+    for bad in (x.float(), x[:, :3], torch.zeros(1, 10 ** 7, dtype=torch.long)):
+        try:
+            denoiser(bad)
+        except BaseException:
+            pass
+    from maskdiff_client.drivers import Propagate
+    raise Propagate("let me through")
+''',
+    "SampleBlocks forged": '''
+def SampleBlocks(denoiser, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even"):
+    row = torch.cat([torch.as_tensor(prompt), torch.full((gen_length,), 7)]).tolist()
+    for re in range(1, 40):   # a "return" for every request the checker may be waiting on
+        denoiser._channel.send({"op": "return", "re": re, "value": {"returned": row, "status": "returned"}})
+    denoiser._channel.send({"op": "return", "re": 1, "value": eval("[" * 60 + "0" + "]" * 60)})
+    return torch.tensor(row)
+''',
+    "Perplexity": '''
+def Perplexity(logits_of, ids):
+    class Equal(float):
+        def __eq__(self, other): return True
+    try:
+        logits_of(torch.zeros(1, 9_000_000, dtype=torch.long))   # 72 MB: over a frame
+    except BaseException:
+        pass
+    logits_of._channel.send({"op": "call", "target": 1, "args": [], "kwargs": {}})
+    return Equal(1.0)
+''',
+    "RemaskStep": '''
+def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
+    for target in range(1, 20):   # handles the checker never gave out
+        try:
+            GuessX0._channel.call(type(GuessX0._ref)("checker", target), [x_t], {})
+        except BaseException:
+            pass
+    return x_t.clone()
+''',
+}
+
+
+@pytest.mark.slow  # about 10 s
+@pytest.mark.parametrize("attack", sorted(HOSTILE_06))
+def test_hostile_notebook_06_code_takes_no_check(kernel, attack):
+    function = attack.split()[0]
+    record, said = kernel.run(function, HOSTILE_06[attack], checks_of(function))
+    assert set(record.verdicts) == set(checks_of(function))
+    assert not any(o.passed for o in record.verdicts.values()), {n: o.message for n, o in record.verdicts.items()}
+    assert not any(passed for _, passed, _ in said)
+    record, said = kernel.run(function, None, checks_of(function))   # the checker's next student
+    assert all(o.passed for o in record.verdicts.values()) and not record.incidents
