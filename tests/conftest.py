@@ -79,7 +79,7 @@ def course():
 @pytest.fixture(scope="session")
 def fresh_release(course, tmp_path_factory):
     """release/ regenerated from source/ into a scratch folder (the committed one is not touched)."""
-    from maskdiff_solutions.course.release import generate
+    from maskdiff_solutions.course.nbgrader_apps import generate
     scratch = tmp_path_factory.mktemp("release")
     return generate(course, scratch / "out", scratch / "workspace")
 

@@ -45,7 +45,7 @@ from .gradebook import merge_student, out_of_full_points, withhold
 from .intake import copy_regular_files, students
 from .layout import warm_caches
 from .leases import describe
-from .release import generate
+from .nbgrader_apps import generate
 from .rows import CSV_NAME, Report, Task, write_csv
 from .sandbox import configured_limits, resolve_mode
 

@@ -23,7 +23,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nbconvert.writers import FilesWriter
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.converters.base import BaseConverter
@@ -32,7 +31,7 @@ from nbgrader.utils import capture_log, temp_attrs
 from ..grading.checker import Checker, Record
 from .environ import environment
 from .gradebook import has_submission, take_notebook
-from .release import failure, nbgrader_errors
+from .nbgrader_apps import StayPut, failure, nbgrader_errors
 from .sandbox import Settings
 
 
@@ -42,19 +41,6 @@ def default_jobs(jobs=1, cpus=None):
     if cpus is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, cpus // max(1, jobs))
-
-
-class StayPut:
-    """A converter whose start() does not change the process's working folder (nbgrader's does, to
-    its course root, while it runs: threads would move each other's); every path here is absolute."""
-
-    def start(self):
-        self.init_notebooks()
-        self.writer = FilesWriter(parent=self, config=self.config)
-        self.exporter = self.exporter_class(parent=self, config=self.config)
-        for pp in self.preprocessors:
-            self.exporter.register_preprocessor(pp)
-        self.convert_notebooks()
 
 
 class NotebookAutograde(StayPut, Autograde):

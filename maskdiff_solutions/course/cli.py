@@ -135,7 +135,7 @@ def main(argv=None):
 
 
 def dispatch(args):
-    from .release import tools_on_path
+    from .nbgrader_apps import tools_on_path
     if args.command == "check-setup":  # needs no course: it is what .ci/setup ends with
         from .installed import print_summary
         return print_summary()

@@ -19,7 +19,7 @@ from .answers import make_optional
 from .feedback import generate_feedback
 from .gradebook import open_gradebook, out_of_full_points, score_row, scores
 from .platforms import Intake
-from .release import failure, nbgrader_errors, tools_on_path
+from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
 from .rows import CSV_NAME, Row, write_csv
 
 

@@ -202,7 +202,7 @@ def generate_feedback(api, assignment, student):
     config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(NBGRADER_TEMPLATES)]
     # where `extends 'feedback/index.html.j2'` and the page's bootstrap.min.css are found
     config.HTMLExporter.extra_template_paths = [str(NBGRADER_TEMPLATES), str(BOOTSTRAP_CSS)]
-    from .by_notebook import StayPut
+    from .nbgrader_apps import StayPut
 
     class Feedback(StayPut, GenerateFeedback):  # several notebooks' feedback is made at once, in threads
         def _exporter_class_default(self):

@@ -17,8 +17,7 @@ release/ is regenerated from source/), so the notebooks published are release/'s
 badges and READER_URL name the same repository (checked, with the leaks, before anything is
 written): no solution or hidden-test line of any source notebook, no solution or hidden-test marker,
 no Python file but the reader, nothing named like a course package. A file publish wrote and someone
-has edited since (its fingerprint is in the list publish keeps) is never overwritten: publish
-refuses and says where the words belong.
+has edited since (publish keeps fingerprints) is never overwritten: publish says where the words belong.
 """
 import ast
 import hashlib
@@ -27,7 +26,8 @@ from pathlib import Path
 
 from . import notebooks
 from .layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, PLACEHOLDER_REPOSITORY, READER
-from .release import CourseError, needs_public_repository, release
+from .nbgrader_apps import CourseError
+from .release import needs_public_repository, release
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
 COURSE_NAMES = (*COURSE_PACKAGES, "source", "tests", "gradebook", "autograded",

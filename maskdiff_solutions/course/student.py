@@ -23,7 +23,7 @@ from .gradebook import open_gradebook, reviews, score_from_verdicts, score_row, 
 from .intake import prepare, shadowing_files
 from .layout import PACKAGE_PARENT, Course
 from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
-from .release import failure, nbgrader_errors
+from .nbgrader_apps import failure, nbgrader_errors
 from .rows import Row, StudentResult
 from .sandbox import Settings
 

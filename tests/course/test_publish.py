@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course import cli, notebooks, publish, release
+from maskdiff_solutions.course import cli, nbgrader_apps, notebooks, publish
 from maskdiff_solutions.course.layout import PLACEHOLDER_REPOSITORY, Course
 
 pytestmark = pytest.mark.course
@@ -111,7 +111,7 @@ def test_a_course_without_notes_has_no_notes_heading_and_a_missing_notes_file_is
     plain = publish.readme(["| a | b |"], publish.student_notes(dataclasses.replace(course, student_notes="")))
     assert publish.NOTES_HEADING not in plain and "Download .ipynb*).\n" in plain
     missing = dataclasses.replace(course, student_notes="notes/hand-in.md")
-    with pytest.raises(release.CourseError) as refused:
+    with pytest.raises(nbgrader_apps.CourseError) as refused:
         publish.publish(missing, tmp_path / "out")
     assert str(refused.value).startswith(f"{course.root / 'pyproject.toml'} [tool.maskdiff] student_notes = "
                                          f"'notes/hand-in.md', and there is no file {course.root / 'notes/hand-in.md'}")
@@ -132,7 +132,7 @@ def test_publish_refuses_to_overwrite_a_file_edited_since_it_wrote_it(public, tm
     (folder / "README.md").write_text(readme.replace("\n", "\r\n"))  # a clone's line ends are no edit
     assert publish.edited_since(folder) == []
     (folder / "README.md").write_text(readme + "Office hours: Tuesday.\n")
-    with pytest.raises(release.CourseError, match=r"README\.md in .* changed since publish wrote it, and "
+    with pytest.raises(nbgrader_apps.CourseError, match=r"README\.md in .* changed since publish wrote it, and "
                                                   r"publishing would overwrite it: put the course's own words in "
                                                   r"the Markdown file \[tool\.maskdiff\] student_notes names"):
         publish.publish(course, folder)
@@ -171,7 +171,7 @@ def test_publish_refuses_notebooks_that_point_elsewhere_than_the_settings(public
     course, _, _ = public
     monkeypatch.setattr(publish, "release_up_to_date", lambda course_: None)
     moved = dataclasses.replace(course, public_repository="a-school/dlm-2027")
-    with pytest.raises(release.CourseError, match=r"refusing to publish, the notebooks do not all point at "
+    with pytest.raises(nbgrader_apps.CourseError, match=r"refusing to publish, the notebooks do not all point at "
                                                   r"a-school/dlm-2027 \(branch main\): 01_\w+\.ipynb: a Colab "
                                                   rf"badge opens {course.public_repository} \(branch main\); .*"
                                                   r"fetches the drawing reader from https://raw\."):
@@ -193,10 +193,10 @@ def test_publish_refuses_folders_it_did_not_write_and_the_course_itself(public, 
     course, _, _ = public
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
-    with pytest.raises(release.CourseError, match="did not write"):
+    with pytest.raises(nbgrader_apps.CourseError, match="did not write"):
         publish.publish(course, tmp_path / "mine")
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
-    with pytest.raises(release.CourseError, match="inside the course repository"):
+    with pytest.raises(nbgrader_apps.CourseError, match="inside the course repository"):
         publish.publish(course, course.root / "public")
     assert not (course.root / "public").exists()
 
@@ -211,7 +211,7 @@ def test_publish_refuses_to_write_a_leak(public, tmp_path, monkeypatch):
         files["README.md"] += "\n".join(sorted(notebooks.secret_lines(source))[:1])
         return files
     monkeypatch.setattr(publish, "build", leaky)
-    with pytest.raises(release.CourseError, match="solution or hidden-test line"):
+    with pytest.raises(nbgrader_apps.CourseError, match="solution or hidden-test line"):
         publish.publish(course, tmp_path / "out")
     assert not (tmp_path / "out").exists()
 

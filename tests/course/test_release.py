@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbgrader.validator import Validator
 
-from maskdiff_solutions.course import demo, notebooks, release
+from maskdiff_solutions.course import demo, nbgrader_apps, notebooks
 from maskdiff_solutions.course import notebooks as nbtools
 from maskdiff_solutions.course.layout import Course
 
@@ -131,10 +131,10 @@ def test_nbgraders_real_error_lines_are_shown():
                 "There was an error processing assignment 'maskdiff' for student '.'",
                 "Please see the the above traceback for details on the specific errors on the above failures."]
     result = {"success": False, "error": "Traceback ...\nNbGraderException: Please see the above traceback"}
-    text = release.failure(result, messages)
+    text = nbgrader_apps.failure(result, messages)
     assert text.startswith("FileNotFoundError: [Errno 2] No such file or directory: 'alembic'")
     assert "install nbgrader into this Python's environment" in text and "Please see" not in text
-    assert release.failure(result, []) == "NbGraderException: Please see the above traceback"
+    assert nbgrader_apps.failure(result, []) == "NbGraderException: Please see the above traceback"
 
 
 def test_a_failing_nbgrader_says_why(course, tmp_path):
@@ -148,8 +148,8 @@ def test_a_failing_nbgrader_says_why(course, tmp_path):
     copy.id = "a-copy"
     nb.cells.append(copy)
     notebooks.write(nb, path)
-    with pytest.raises(release.CourseError) as caught:
-        release.generate(Course.load(broken), tmp_path / "out", tmp_path / "ws")
+    with pytest.raises(nbgrader_apps.CourseError) as caught:
+        nbgrader_apps.generate(Course.load(broken), tmp_path / "out", tmp_path / "ws")
     message = str(caught.value)
     assert message.startswith("nbgrader generate_assignment failed: jsonschema.exceptions.ValidationError: "
                               "Duplicate grade id: test_MakeSchedule"), message
