@@ -21,13 +21,13 @@ c.Execute.timeout = 30
 c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
 
 # A dead kernel fails its cell and the cells after it instead of the whole student; huge outputs are
-# cut (maskdiff_solutions/course/preprocessors.py). The rest is nbgrader's default chain.
+# cut (maskdiff_solutions/course/run/preprocessors.py). The rest is nbgrader's default chain.
 c.Autograde.autograde_preprocessors = [
-    "maskdiff_solutions.course.preprocessors.SurvivingExecute",
+    "maskdiff_solutions.course.run.preprocessors.SurvivingExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "maskdiff_solutions.course.preprocessors.LimitOutputSize",
+    "maskdiff_solutions.course.run.preprocessors.LimitOutputSize",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -39,10 +39,10 @@ c.Autograde.autograde_preprocessors = [
 # uses nbgrader's page, which shows those points as 0).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "maskdiff_solutions.course.feedback.PendingManualGrades",
-    "maskdiff_solutions.course.feedback.StudentWords",
-    "maskdiff_solutions.course.feedback.HideHiddenTracebacks",
-    "maskdiff_solutions.course.feedback.ScrubHiddenCode",
+    "maskdiff_solutions.course.records.feedback.PendingManualGrades",
+    "maskdiff_solutions.course.records.feedback.StudentWords",
+    "maskdiff_solutions.course.records.feedback.HideHiddenTracebacks",
+    "maskdiff_solutions.course.records.feedback.ScrubHiddenCode",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -51,7 +51,7 @@ def run(label, argv, env):
 
 def full_notebooks(env):
     import nbclient
-    from maskdiff_solutions.course import notebooks
+    from maskdiff_solutions.course.intake import notebooks
     print("\n=== solution notebooks in full mode (what a student runs), top to bottom")
     env = {k: v for k, v in env.items() if k not in ("CI", "NBGRADER_EXECUTION")}
     for path in sorted((ROOT / "source" / "maskdiff").glob("*.ipynb")):

@@ -38,8 +38,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, installed or not
-from maskdiff_solutions.course import demo, notebooks  # noqa: E402
-from maskdiff_solutions.course.batch import grade  # noqa: E402
+from maskdiff_solutions.course.intake import notebooks  # noqa: E402
+from maskdiff_solutions.course.term import demo
+from maskdiff_solutions.course.run.batch import grade  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 KEPT = ("grades-by-notebook.csv", "feedback", "autograded")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package
 
-from maskdiff_solutions.course import notebooks  # noqa: E402
-from maskdiff_solutions.course.batch import grade  # noqa: E402
+from maskdiff_solutions.course.intake import notebooks  # noqa: E402
+from maskdiff_solutions.course.run.batch import grade  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

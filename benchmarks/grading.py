@@ -16,10 +16,10 @@ import nbclient
 
 import maskdiff_solutions as reference
 from maskdiff_solutions import grading
-from maskdiff_solutions.course import notebooks
-from maskdiff_solutions.course.demo import build_submissions
-from maskdiff_solutions.course.batch import grade
-from maskdiff_solutions.course.student import hidden_package_first
+from maskdiff_solutions.course.intake import notebooks
+from maskdiff_solutions.course.term.demo import build_submissions
+from maskdiff_solutions.course.run.batch import grade
+from maskdiff_solutions.course.run.student import hidden_package_first
 from maskdiff_solutions.course.layout import Course
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, installed or not
 from tests.support import cases  # noqa: E402
-from maskdiff_solutions.course.batch import grade  # noqa: E402
+from maskdiff_solutions.course.run.batch import grade  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, installed or not
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # workers too
-from maskdiff_solutions.course import job  # noqa: E402
+from maskdiff_solutions.course.run import job  # noqa: E402
 from tests.support import cases  # noqa: E402
-from maskdiff_solutions.course.batch import grade  # noqa: E402
-from maskdiff_solutions.course.rows import CSV_NAME  # noqa: E402
+from maskdiff_solutions.course.run.batch import grade  # noqa: E402
+from maskdiff_solutions.course.records.rows import CSV_NAME  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 

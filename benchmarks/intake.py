@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package
 
-from maskdiff_solutions.course import platforms  # noqa: E402
+from maskdiff_solutions.course.intake import platforms  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

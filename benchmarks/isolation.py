@@ -37,7 +37,7 @@ MEASURE = r"""
 import json, sys, time, inspect
 from pathlib import Path
 from maskdiff_solutions.course.layout import Course
-from maskdiff_solutions.course.batch import grade
+from maskdiff_solutions.course.run.batch import grade
 course, batch, workspace, sandbox = Course.load(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 kwargs = {"progress": False}
 if "sandbox" in inspect.signature(grade).parameters:
@@ -82,9 +82,9 @@ def main():
                         help="comma-separated ways to measure, among baseline, checker, sandbox, serial")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from maskdiff_solutions.course.demo import build_submissions
+    from maskdiff_solutions.course.term.demo import build_submissions
     from maskdiff_solutions.course.layout import Course
-    from maskdiff_solutions.course.sandbox import available
+    from maskdiff_solutions.course.sandbox.settings import available
 
     works, why = available()
     if not works:

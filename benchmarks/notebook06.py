@@ -52,7 +52,7 @@ print(f"whole notebook: {{time.perf_counter() - total:.0f}} s")
 def main():
     import nbclient
 
-    from maskdiff_solutions.course import notebooks
+    from maskdiff_solutions.course.intake import notebooks
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="quick mode, as under the autograder (CI=1)")
     parser.add_argument("--write-script", metavar="FILE", help="write the cells as a standalone timed script")

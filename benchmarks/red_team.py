@@ -1,5 +1,5 @@
 """The red-team table: every attack of tests/attacks.py graded through the command line in a sandbox
-(the same batch tests/course/test_red_team.py grades), one line each: what the attack does, the status and
+(the same batch tests/course/sandbox/test_red_team.py grades), one line each: what the attack does, the status and
 autograded score it got against the score it deserves, and the reason grading gave. One column per
 kind of grader (`--kinds`, default all three):
 
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from maskdiff_solutions.course.rows import CSV_NAME  # noqa: E402
+from maskdiff_solutions.course.records.rows import CSV_NAME  # noqa: E402
 from maskdiff_solutions.course.layout import Course  # noqa: E402
 from tests import attacks  # noqa: E402
 

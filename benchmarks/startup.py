@@ -1,5 +1,5 @@
 """What a grading process pays to start: the CPU seconds of importing what a `--jobs` worker imports
-(`maskdiff_solutions.course.student`) in a fresh interpreter, as the package does it (jsonschema's IRI
+(`maskdiff_solutions.course.run.student`) in a fresh interpreter, as the package does it (jsonschema's IRI
 parser, rfc3987_syntax, left out: maskdiff_solutions/__init__.py) against a baseline that imports
 that parser first, as nbformat would without the package's guard. The two ways alternate, each
 round in fresh interpreters, so a change of load hits both.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WAYS = {
-    "package (parser left out)": "import maskdiff_solutions.course.student",
-    "baseline (parser imported)": "import rfc3987_syntax; import maskdiff_solutions.course.student",
+    "package (parser left out)": "import maskdiff_solutions.course.run.student",
+    "baseline (parser imported)": "import rfc3987_syntax; import maskdiff_solutions.course.run.student",
 }
 
 
@@ -37,7 +37,7 @@ def main():
     rounds = parser.parse_args().rounds
     print(f"load average at the start: {os.getloadavg()[0]:.2f}")
     seconds = {way: [] for way in WAYS}
-    cpu_seconds("import maskdiff_solutions.course.student")  # warm the file cache once
+    cpu_seconds("import maskdiff_solutions.course.run.student")  # warm the file cache once
     for _ in range(rounds):
         for way, code in WAYS.items():
             seconds[way].append(cpu_seconds(code))

@@ -3,7 +3,7 @@
 It lives in the public client package because the hidden checks of DiffusionLoss train it inside the
 student's kernel (maskdiff_client.drivers), and the trusted checker rebuilds the trained network from
 its weights with this same class. Notebooks 04 and 05 hold the segment below verbatim in their given
-cell `denoiser` (tests/course/test_given_cells.py).
+cell `denoiser` (tests/course/term/test_given_cells.py).
 """
 import math
 

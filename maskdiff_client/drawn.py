@@ -34,7 +34,7 @@ MAX_SERIES = 64            # artists of one kind read per axes
 MAX_POINTS = 200_000       # values kept per artist
 KEYED = 32                 # drawing cells remembered by their grade_id
 MAX_RICH = 16              # things shown that are neither text nor a matplotlib figure, named per cell
-# The grader sends each cell's nbgrader grade_id as the execute request's cellId (course/preprocessors.py),
+# The grader sends each cell's nbgrader grade_id as the execute request's cellId (course/run/preprocessors.py),
 # which IPython hands to pre_run_cell; only a drawing's grade_id (plot_..., show_...) keys a record, so a
 # front end's own cell ids (uuids) never pile figures up here.
 DRAWING_ID = re.compile(r"(plot|show)_[A-Za-z0-9_]{1,60}")

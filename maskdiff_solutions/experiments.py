@@ -1,7 +1,7 @@
 """The given cells of notebook 06 that run its experiments: the two-sentence world, a sampler that
 commits above a threshold there, a sampler that remasks there, and a recorder that says when each
 position of a canvas was committed. Each segment between `notebook cell:` markers is pasted verbatim
-into the notebook's given cell of that grade_id (tests/course/test_given_cells.py); the functions a
+into the notebook's given cell of that grade_id (tests/course/term/test_given_cells.py); the functions a
 student writes (CommitAbove, RemaskStep, RemaskSigma) are handed in as arguments, never looked up."""
 import torch
 

@@ -13,7 +13,7 @@ so all of it works the same after switching to Qwen3.
 
 With the same seed, `ChatFast` with the first two returns exactly the answer `Chat` returns: the
 guesses are identical and the random numbers are drawn in the same order.
-The code between the markers is the notebook's given cell `faster` (tests/course/test_notebooks.py keeps them
+The code between the markers is the notebook's given cell `faster` (tests/course/term/test_notebooks.py keeps them
 identical).
 """
 import torch

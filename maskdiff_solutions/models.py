@@ -17,7 +17,7 @@ the advice to upgrade.
 
 The notebook cannot import this package (students do not have it), so the code between the
 `notebook cell` markers below is copied verbatim into the notebook's given cell `machinery`;
-tests/course/test_notebooks.py keeps the two identical. Edit it here, then paste it there.
+tests/course/term/test_notebooks.py keeps the two identical. Edit it here, then paste it there.
 """
 # --- notebook cell: machinery ---
 #@title Machinery: loading a network and checking it, or building an offline stand-in (run it; reading it is optional)

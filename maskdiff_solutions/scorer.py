@@ -11,7 +11,7 @@ one it loaded, and a stand-in is announced as a STAND-IN. A stand-in already in 
 
 The notebook cannot import this package (students do not have it), so the segment between the
 `notebook cell:` markers below is pasted verbatim into notebook 06's given cell `scorer`
-(tests/course/test_given_cells.py keeps the two identical). Edit it here, then paste it there.
+(tests/course/term/test_given_cells.py keeps the two identical). Edit it here, then paste it there.
 Nothing may follow the end marker: the test compares everything after the start marker.
 """
 # --- notebook cell: scorer ---

@@ -2,7 +2,7 @@
 wrapper live in maskdiff_client.denoiser (the hidden checks train it inside the student's kernel).
 
 This module is the source of truth for the notebooks' given cell `training`: that cell holds exactly
-the definitions below (tests/course/test_given_cells.py compares them statement by statement), because the
+the definitions below (tests/course/term/test_given_cells.py compares them statement by statement), because the
 notebooks must run on Colab without this package.
 """
 import os

@@ -4,7 +4,7 @@ Each attack is notebook 01 with the attack's cells put in after the set-up cell,
 beside it. The notebook is either the release as handed out (`base="untouched"`, honest score 0) or
 a cheater's (`base="cheater"`): the reference with a ForwardMaskFast that passes every visible test
 but not the hidden law (honest score 7 of 9), so that an attack on the hidden tests has marks to
-steal. tests/course/test_red_team.py grades every attack in one batch
+steal. tests/course/sandbox/test_red_team.py grades every attack in one batch
 through the CLI, beside honest students, and checks that no attack steals a mark, touches another
 student, the course or the gradebook, outlives the batch, reaches the network, or leaks the hidden
 tests, the solutions or the grader's secrets into feedback.
@@ -32,11 +32,11 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from maskdiff_solutions.course import notebooks
-from maskdiff_solutions.course.demo import solved, with_answer
+from maskdiff_solutions.course.intake import notebooks
+from maskdiff_solutions.course.term.demo import solved, with_answer
 from maskdiff_solutions.course.layout import PACKAGE_PARENT, Course
-from maskdiff_solutions.course.rows import CSV_NAME
-from maskdiff_solutions.course.sandbox import UIDS
+from maskdiff_solutions.course.records.rows import CSV_NAME
+from maskdiff_solutions.course.sandbox.settings import UIDS
 
 NB = "01_noise_for_words.ipynb"
 

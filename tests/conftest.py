@@ -79,7 +79,7 @@ def course():
 @pytest.fixture(scope="session")
 def fresh_release(course, tmp_path_factory):
     """release/ regenerated from source/ into a scratch folder (the committed one is not touched)."""
-    from maskdiff_solutions.course.nbgrader_apps import generate
+    from maskdiff_solutions.course.records.nbgrader_apps import generate
     scratch = tmp_path_factory.mktemp("release")
     return generate(course, scratch / "out", scratch / "workspace")
 
@@ -99,9 +99,9 @@ def awkward_batch(course, tmp_path_factory):
 @pytest.fixture(scope="session")
 def graded_batch(course, awkward_batch, tmp_path_factory):
     """One grading run (--jobs 2, each student's notebooks one at a time) over the awkward batch:
-    (workspace, {(student, notebook): row}, report). tests/course/test_grade.py shows that neither
+    (workspace, {(student, notebook): row}, report). tests/course/run/test_grade.py shows that neither
     number changes anything."""
-    from maskdiff_solutions.course.batch import grade
+    from maskdiff_solutions.course.run.batch import grade
     workspace = tmp_path_factory.mktemp("grading")
     report = grade(course, awkward_batch[0], workspace, jobs=2, notebook_jobs=1, progress=False, canary=False)
     return workspace, {(row.student, row.notebook): row for row in report.rows}, report
@@ -122,6 +122,6 @@ def small_batch(awkward_batch, tmp_path_factory):
 def small_serial(course, small_batch, tmp_path_factory):
     """The small batch graded serially (--jobs 1, notebook 01): (workspace, report), the reference
     every other way of grading must match."""
-    from maskdiff_solutions.course.batch import grade
+    from maskdiff_solutions.course.run.batch import grade
     workspace = tmp_path_factory.mktemp("serial")
     return workspace, grade(course, small_batch, workspace, jobs=1, progress=False, notebooks=["01"], canary=False)

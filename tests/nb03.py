@@ -14,7 +14,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from maskdiff_solutions import models
-from maskdiff_solutions.course import notebooks as nbtools
+from maskdiff_solutions.course.intake import notebooks as nbtools
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "source" / "maskdiff" / "03_real_language_model.ipynb"

@@ -8,9 +8,9 @@ import pytest
 from traitlets.config import Config
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course import notebooks as nbtools
-from maskdiff_solutions.course.preprocessors import SurvivingExecute
-from maskdiff_solutions.course.rows import CSV_NAME, Row
+from maskdiff_solutions.course.intake import notebooks as nbtools
+from maskdiff_solutions.course.run.preprocessors import SurvivingExecute
+from maskdiff_solutions.course.records.rows import CSV_NAME, Row
 from maskdiff_solutions.toy import TWO_WORLD, VOCAB
 from tests.support.docs import one_line, pages, site
 
@@ -124,10 +124,11 @@ def test_contributing_maps_every_test_file_in_its_folder():
     assert set(rows) == {"reference", "grading", "course"}
     for folder, row in rows.items():
         named = set(re.findall(r"`(test_\w+\.py)`", row))
-        present = {p.name for p in (ROOT / "tests" / folder).glob("test_*.py")}
-        if folder == "course":  # the command files are named in the sentence on the command line
-            named |= {p for p in present if f"`tests/course/{p}`" in one_line(contributing())}
+        present = {p.name for p in (ROOT / "tests" / folder).rglob("test_*.py")}   # tests/course/<wing>/ too
         assert named == present, f"tests/{folder}/: the map lacks {present - named}, names {named - present}"
+    wings = {p.name for p in (ROOT / "maskdiff_solutions" / "course").iterdir() if (p / "__init__.py").is_file()}
+    mirrored = {p.name for p in (ROOT / "tests" / "course").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert mirrored <= wings, f"tests/course/ folders that are no wing of course/: {mirrored - wings}"
 
 
 # ---------------------------------------------------------------- the notebooks' own headings
@@ -231,7 +232,7 @@ def test_the_readme_names_every_column_of_our_grades_file():
 
 
 def test_the_readme_quotes_the_handed_in_budgets_and_settings():
-    from maskdiff_solutions.course import handed_in
+    from maskdiff_solutions.course.records import handed_in
     from maskdiff_solutions.course.layout import SETTINGS
     assert (f"{handed_in.MAX_OUTPUTS} outputs and {handed_in.MAX_CELL_CHARS:,} characters per cell, "
             f"{handed_in.MAX_NOTEBOOK_CHARS:,} per notebook") in one_line(README)

@@ -135,21 +135,21 @@ def main(argv=None):
 
 
 def dispatch(args):
-    from .nbgrader_apps import tools_on_path
+    from .records.nbgrader_apps import tools_on_path
     if args.command == "check-setup":  # needs no course: it is what .ci/setup ends with
-        from .installed import print_summary
+        from .term.installed import print_summary
         return print_summary()
     course = Course.load(args.course_dir) if getattr(args, "course_dir", None) else Course.find()
     tools_on_path()  # before nbgrader runs: `venv/bin/python -m ...` without an activated venv
     if args.command == "release":
-        from .release import release
+        from .term.release import release
         for path in release(course):
             print(f"wrote {path.relative_to(course.root)}")
         return 0
     if args.command == "grade":
-        from . import summary
-        from .batch import grade
-        from .rows import print_table
+        from .records import summary
+        from .run.batch import grade
+        from .records.rows import print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
@@ -168,15 +168,15 @@ def dispatch(args):
                   f"their rows say why; grade them again", file=sys.stderr)
         return 1 if crashed else 0
     if args.command == "export":
-        from .export import export
-        from .rows import print_table
+        from .records.export import export
+        from .records.rows import print_table
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
         if args.platform:
-            from .returns import put_back
+            from .records.returns import put_back
             written, blank = put_back(course, path.parent, args.platform, rows, args.column)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
@@ -184,15 +184,15 @@ def dispatch(args):
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "publish":
-        from .publish import closing, publish
+        from .term.publish import closing, publish
         print(closing(course, args.directory, publish(course, args.directory)))
         return 0
     if args.command == "gradescope":
-        from .gradescope import build
+        from .term.gradescope import build
         path, chosen = build(course, args.zip, args.notebooks)
         print(f"wrote {path}: the autograder of {', '.join(name.split('_')[0] for name in chosen)}; upload it in "
               f"Gradescope (Configure Autograder, Ubuntu 24.04 base image); its setup grades the reference "
               f"once, so the upload fails if this image cannot grade")
         return 0
-    from .demo import demo
+    from .term.demo import demo
     return demo(course, args.workspace, sandbox=args.sandbox, selection=args.notebooks)

@@ -4,7 +4,9 @@ pyproject.toml setting from the tables that check them. So the reference cannot 
 import argparse
 import dataclasses
 
-from . import cli, gradescope, layout, sandbox
+from . import cli, layout
+from .sandbox import settings
+from .term import gradescope
 
 
 def commands():
@@ -71,7 +73,7 @@ def settings_markdown():
     lines += ["", "### `[tool.maskdiff.sandbox]`", "",
               "Limits per student kernel; `MASKDIFF_SANDBOX_LIMITS` (a JSON object) overrides them for one run.", "",
               "| setting | default | what it caps |", "| --- | --- | --- |"]
-    lines += [f"| `{f.name}` | `{f.default}` | {_cell(f.metadata['doc'])} |" for f in dataclasses.fields(sandbox.Limits)]
+    lines += [f"| `{f.name}` | `{f.default}` | {_cell(f.metadata['doc'])} |" for f in dataclasses.fields(settings.Limits)]
     lines += ["", "### `[tool.maskdiff.gradescope]`", "", "| setting | default | one of |", "| --- | --- | --- |"]
     lines += [f"| `{key}` | `{default}` | {', '.join(f'`{c}`' for c in gradescope.CHOICES[key])} |"
               for key, default in gradescope.DEFAULTS.items()]

@@ -10,12 +10,13 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from maskdiff_client.seeding import SEED_VARIABLE  # noqa: F401 - named here for the course's modules
+
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]  # the folder that holds maskdiff_solutions/
 HIDDEN_PACKAGE = "maskdiff_solutions"
 CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
 COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged
 SANDBOX_MODES = ("auto", "required", "off")
-SEED_VARIABLE = "MASKDIFF_GRADING_SEED"   # the base seed of every hidden check (grading/core.py)
 CACHE_VARIABLE = "MASKDIFF_CACHE"          # where notebook 03's stand-in networks are kept
 COURSE_ID = "maskdiff"                     # nbgrader's course_id of every gradebook we open
 
@@ -64,7 +65,7 @@ SETTINGS = {
 PLACEHOLDER_REPOSITORY = "maskdiff-course/maskdiff-students"  # what the bundle names until a course sets its own
 READER = "drawing_reader.py"  # what the set-up cells fetch (Course.reader_url)
 RENAMED = {"repository": "public_repository", "branch": "public_branch"}
-TABLES = {"sandbox", "gradescope"}  # sub-tables read elsewhere (course/sandbox.py, course/gradescope.py)
+TABLES = {"sandbox", "gradescope"}  # sub-tables read elsewhere (course/sandbox/settings.py, course/term/gradescope.py)
 
 
 def _settings(pyproject):
@@ -107,7 +108,7 @@ class Course:
     assignment: str = "maskdiff"
     public_repository: str = ""
     public_branch: str = "main"
-    written_answers: str = "graded"   # or "optional": nobody grades them (course/answers.py)
+    written_answers: str = "graded"   # or "optional": nobody grades them (course/records/answers.py)
     student_notes: str = ""           # a Markdown file of the course for the students' README (publish.py)
 
     @classmethod

@@ -10,7 +10,7 @@ verdicts alone.
 
 The kernel may ask for each check of its plan once, in the order of the notebooks (`plan`: the
 grader gives each notebook's kernel a checker of its own with that notebook's checks,
-course/by_notebook.py); a check asked for twice, out of order, or not in the plan fails and is
+course/run/by_notebook.py); a check asked for twice, out of order, or not in the plan fails and is
 noted as an incident, as is anything that breaks the protocol. Handles the checker gave out (our guessers, reference helpers)
 stop working when their check ends, so nothing learned from one check can be replayed in an earlier
 one.

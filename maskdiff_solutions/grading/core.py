@@ -21,10 +21,9 @@ import numpy as np
 import torch
 
 from maskdiff_client import GradingFailure, drivers, show_verdict  # noqa: F401 (GradingFailure: what run raises)
-from maskdiff_client.seeding import kept_generators, seed_all
+from maskdiff_client.seeding import SEED_VARIABLE, kept_generators, seed_all
 from maskdiff_client.wire import Opaque
 
-from ..course.layout import SEED_VARIABLE
 
 # Each check (one hidden test cell) fails a correct implementation with probability at most ALPHA;
 # checks with several statistical tests split it between them (stats.split).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.rows import CSV_NAME
+from maskdiff_solutions.course.records.rows import CSV_NAME
 from tests.support.roots import fake_course
 from tests.support.venvs import make_venv
 
@@ -102,7 +102,7 @@ def test_plain_nbgrader_commands_warn_about_no_setting(course, tmp_path):
 def test_grade_exits_0_when_every_student_got_a_row_and_1_when_grading_crashed(course, tmp_path, monkeypatch, capsys):
     """A broken file is the student's problem, not the grader's: exit 0. A crash of the grading itself
     (here: grade_student raising) is the grader's: exit 1, naming the students."""
-    from maskdiff_solutions.course import student
+    from maskdiff_solutions.course.run import student
     (tmp_path / "collected" / "kim").mkdir(parents=True)
     (tmp_path / "collected" / "kim" / "01_noise_for_words.ipynb").write_text('{"cells": [ broken')
     argv = ["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--notebook", "01",

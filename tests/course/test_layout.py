@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course.rows import CSV_NAME
+from maskdiff_solutions.course.records.rows import CSV_NAME
 from maskdiff_solutions.course.layout import Course
 from tests.support.roots import fake_course
 

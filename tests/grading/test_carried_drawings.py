@@ -15,7 +15,7 @@ import re
 import pytest
 import torch
 
-from maskdiff_solutions.course import notebooks as nbtools
+from maskdiff_solutions.course.intake import notebooks as nbtools
 from tests.support import cells
 from tests.support.drawings import PLOT_CHECKS, judge
 from tests.support.cells import stubbed

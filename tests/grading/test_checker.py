@@ -11,7 +11,7 @@ import pytest
 
 import maskdiff_client
 from maskdiff_solutions import grading
-from maskdiff_solutions.course.gradebook import score_from_verdicts
+from maskdiff_solutions.course.records.gradebook import score_from_verdicts
 from maskdiff_solutions.grading import core
 from maskdiff_solutions.grading.checker import Checker, Record
 from tests.mutants import catalog

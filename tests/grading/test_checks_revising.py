@@ -8,7 +8,7 @@ import pytest
 
 import maskdiff_solutions as reference
 from maskdiff_solutions import grading
-from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.intake import notebooks
 from tests.mutants import Mutant
 from tests.mutants import revising as catalog
 

@@ -1,6 +1,6 @@
 """Students see what the reader sees: a drawing's test cell prints what the autograder's reader finds
 in the drawing cell (maskdiff_client/seen.py), also on Colab, where the hidden package is absent and
-the set-up cell fetches `drawing_reader.py` (course/publish.py `reader_text`) from the students'
+the set-up cell fetches `drawing_reader.py` (course/term/publish.py `reader_text`) from the students'
 repository. The description decides nothing."""
 import json
 import os
@@ -11,7 +11,8 @@ import textwrap
 import numpy as np
 
 from maskdiff_client import seen
-from maskdiff_solutions.course import notebooks, publish
+from maskdiff_solutions.course.intake import notebooks
+from maskdiff_solutions.course.term import publish
 
 BLOCK = textwrap.dedent("""
     import sys
@@ -113,7 +114,8 @@ def test_the_set_up_cells_follow_the_course_to_another_public_repository(course,
     source set-up cell's READER_URL at the new repository, and says so; run again, it changes nothing."""
     import dataclasses
     import shutil
-    from maskdiff_solutions.course import notebooks, release
+    from maskdiff_solutions.course.intake import notebooks
+    from maskdiff_solutions.course.term import release
     moved = dataclasses.replace(course, root=tmp_path, public_repository="a-school/dlm-2027", public_branch="fall")
     shutil.copytree(course.source_dir, moved.source_dir)
     release.point_readers(moved)

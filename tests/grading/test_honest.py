@@ -77,7 +77,7 @@ def test_the_runs_a_task_promises_are_the_runs_its_check_asks():
     says "at least" of a count that is exact."""
     import re
 
-    from maskdiff_solutions.course import notebooks as nbtools
+    from maskdiff_solutions.course.intake import notebooks as nbtools
     from maskdiff_solutions.grading.forward_plots import runs_asked
     claims = [r"repeats\((\d+)\)`: (\d+) (?:runs |sentences |samples )?under the autograder",
               r"`?repeats\((\d+)\)`? gives (\d+)", r"Tally\(make, (\d+)\)`? makes (\d+)",

@@ -47,7 +47,7 @@ import torch
 import maskdiff_client
 from maskdiff_client import drawn
 from maskdiff_solutions import grading
-from maskdiff_solutions.course import notebooks as nbtools
+from maskdiff_solutions.course.intake import notebooks as nbtools
 from tests.mutants import catalog
 from tests.support.cells import stubbed
 

@@ -18,8 +18,8 @@ import seaborn as sns  # noqa: E402
 
 from maskdiff_client import drawn  # noqa: E402
 from maskdiff_solutions import colab  # noqa: E402
-from maskdiff_solutions.course import summary  # noqa: E402
-from maskdiff_solutions.course.rows import Report, Row  # noqa: E402
+from maskdiff_solutions.course.records import summary  # noqa: E402
+from maskdiff_solutions.course.records.rows import Report, Row  # noqa: E402
 from maskdiff_solutions.grading import plots  # noqa: E402
 from maskdiff_solutions.grading.core import Failure, Review  # noqa: E402
 

@@ -118,7 +118,7 @@ NB05 = Path(__file__).resolve().parents[2] / "source" / "maskdiff" / "05_sampler
 
 
 def nb05_cell(grade_id):
-    from maskdiff_solutions.course import notebooks as nbtools
+    from maskdiff_solutions.course.intake import notebooks as nbtools
     return next(c for c in nbtools.read(NB05).cells if nbtools.grade_id(c) == grade_id
                 or (c.cell_type == "markdown" and grade_id in c.source))
 

@@ -11,7 +11,7 @@ import torch
 
 from maskdiff_solutions import experiments as world
 from maskdiff_solutions import toy
-from maskdiff_solutions.course import notebooks as nbtools
+from maskdiff_solutions.course.intake import notebooks as nbtools
 from maskdiff_solutions.grading.revising_plots import exact_rate
 from maskdiff_solutions.revising import CommitAbove, RemaskSigma, RemaskStep, SampleBlocks, TransferCounts
 

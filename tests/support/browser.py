@@ -155,8 +155,8 @@ OVERFLOW = """(() => {
 
 def demo_page(folder):
     """The demo's buggy student graded on notebook 01 in folder: the path of their feedback page."""
-    from maskdiff_solutions.course import demo
-    from maskdiff_solutions.course.batch import grade
+    from maskdiff_solutions.course.term import demo
+    from maskdiff_solutions.course.run.batch import grade
     from maskdiff_solutions.course.layout import Course
     course = Course.find(Path(__file__).resolve().parents[2])
     submissions = Path(folder) / "collected"

@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from maskdiff_solutions.course import notebooks
-from maskdiff_solutions.course.demo import build_submissions, solved
+from maskdiff_solutions.course.intake import notebooks
+from maskdiff_solutions.course.term.demo import build_submissions, solved
 from tests.mutants import catalog
 
 HUGE_OUTPUT = 30_000_000  # characters one cell prints
@@ -171,10 +171,10 @@ def build(course, folder, notebook=None):
 
     The demo's reference and untouched students hand in every notebook; its buggy student hands in
     the notebook that holds its bug (the demo's other buggy notebooks are the reference's, byte for
-    byte: tests/course/test_demo.py). Each awkward case is one notebook (`notebook`, default the
+    byte: tests/course/term/test_demo.py). Each awkward case is one notebook (`notebook`, default the
     first) and the case's other notebooks are missing, so the batch's grading time does not grow with
     the course (missing notebooks are not run). The repairs themselves are tested on every notebook in
-    tests/course/test_repair.py, without a kernel."""
+    tests/course/intake/test_repair.py, without a kernel."""
     folder = Path(folder)
     notebook = notebook or course.notebooks()[0]
     bug = build_submissions(course, folder)  # reference, untouched, buggy

@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from maskdiff_client import drawn  # noqa: E402
-from maskdiff_solutions.course import notebooks as nbtools  # noqa: E402
+from maskdiff_solutions.course.intake import notebooks as nbtools  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parents[2] / "source" / "maskdiff"
 

@@ -3,7 +3,7 @@ names, metadata files, resubmissions, late work, strangers' files, and the roste
 import zipfile
 from pathlib import Path
 
-from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.intake import notebooks
 
 NB01 = "01_noise_for_words.ipynb"
 

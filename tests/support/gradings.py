@@ -2,7 +2,7 @@
 and two graders at once compare them with the serial run."""
 import sqlite3
 
-from maskdiff_solutions.course.rows import CSV_NAME
+from maskdiff_solutions.course.records.rows import CSV_NAME
 
 
 def assert_same_grading(one, serial, two, other, students=None, notebooks=None):

@@ -1,5 +1,5 @@
 """Points as the source notebooks' nbgrader metadata gives them (what a full score is)."""
-from maskdiff_solutions.course import notebooks
+from maskdiff_solutions.course.intake import notebooks
 
 
 def points_of(course, name):

@@ -1,0 +1,132 @@
+"""What a student hands in, taken in for grading: their id, every entry of their folder (never
+following a link), the file chosen for each expected notebook by its name (or a renamed copy's), and
+their other files copied within a budget; then one call to repair.prepare_all, which recognises the
+rest by content and repairs each notebook against its release. Nothing in their folder changes."""
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import notebooks, repair
+from ..layout import COURSE_PACKAGES
+
+MAX_EXTRA_FILES, MAX_EXTRA_BYTES = 200, 64 << 20
+
+
+def student_id(folder_name):
+    """nbgrader wants plain ids: keep letters, digits, '-', '_' and '.'."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", folder_name).strip("_") or "student"
+
+
+def students(submissions):
+    """{student id: their folder} of every sub-folder of submissions."""
+    return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
+
+
+def submitted_entries(folder):
+    """(path, is a regular file) of everything in a submission folder, never following a link: a
+    student can hand in links to anywhere on the grading machine (the course's solutions, the
+    gradebook), and grading must not read through them."""
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+        for name in sorted(dirs + files):
+            path = Path(top) / name
+            if name in files or path.is_symlink():
+                yield path, path.is_file() and not path.is_symlink()
+
+
+def shadowing_files(folder):
+    return sorted(str(p.relative_to(folder)) for p, _ in submitted_entries(folder)
+                  if p.name.startswith(COURSE_PACKAGES) or any(part.startswith(COURSE_PACKAGES)
+                                                               for part in p.relative_to(folder).parts))
+
+
+def canonical_name(filename):
+    """'Copy of 01_noise_for_words (1).ipynb' -> '01_noise_for_words' (what browsers and Colab do
+    to a name), lower case."""
+    stem = re.sub(r"\.ipynb$", "", filename.strip(), flags=re.IGNORECASE)
+    stem = re.sub(r"^(copy of\s+)+", "", stem.strip(), flags=re.IGNORECASE)
+    stem = re.sub(r"(\s*\(\d+\)|\s*-\s*copy|\s+copy)+$", "", stem.strip(), flags=re.IGNORECASE)
+    return re.sub(r"\s+", "_", stem.strip()).lower()
+
+
+def notebook_files(folder):
+    return sorted(p for p, regular in submitted_entries(folder) if regular and p.suffix == ".ipynb")
+
+
+def pick_files(expected, folder):
+    """expected notebook name -> the student's file for it: the exact name, else a renamed copy
+    ('Copy of X', 'X (1)'), the newest when there are several."""
+    files = notebook_files(folder)
+    chosen = {}
+    for name in expected:
+        same = [p for p in files if canonical_name(p.name) == canonical_name(name)]
+        exact = [p for p in same if p.name == name]
+        if exact or same:
+            chosen[name] = (exact or sorted(same, key=lambda p: (p.stat().st_mtime, p.name)))[-1]
+    return chosen
+
+
+def copy_extras(folder, target):
+    """Copy the student's other files (data they read) into target: regular files only, never
+    notebooks, links, devices or anything outside the folder, within a count and size budget.
+    Returns what was left out, in words."""
+    left_out, count, size = [], 0, 0
+    for path, regular in submitted_entries(folder):
+        relative = path.relative_to(folder)
+        if path.suffix == ".ipynb" and regular:
+            continue
+        if not regular:
+            left_out.append(f"{relative} ({'a link' if path.is_symlink() else 'not a regular file'})")
+            continue
+        size += path.stat().st_size
+        count += 1
+        if count > MAX_EXTRA_FILES or size > MAX_EXTRA_BYTES:
+            left_out.append(f"{relative} (over {MAX_EXTRA_FILES} files or {MAX_EXTRA_BYTES >> 20} MB)")
+            continue
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target / relative, follow_symlinks=False)
+        os.chmod(target / relative, 0o644)
+    return left_out
+
+
+@dataclass
+class TakenIn:
+    """A student's folder as grading takes it: {notebook name: repair.Prepared} for each expected
+    notebook handed in, and the files it ships named like a course package (they get it flagged)."""
+    notebooks: dict
+    shadowing: list
+
+
+def prepare(course, folder, target, expected=None):
+    """Write the student's expected notebooks (default: all), repaired, and their other files to
+    target (nothing in folder is changed); returns a TakenIn. The files are chosen here by name;
+    repair takes them, and the other notebooks among which it recognises the rest by content, in one
+    call. One bad file never spoils another."""
+    target.mkdir(parents=True)
+    left_out = copy_extras(folder, target)
+    expected = expected or course.notebooks()
+    chosen = pick_files(expected, folder)
+    unused = [p for p in notebook_files(folder) if p not in chosen.values()]
+    releases = {name: notebooks.read(course.release_dir / name) for name in expected}
+    prepared = repair.prepare_all(releases, chosen, unused, folder, target)
+    for info in prepared.values():
+        info.left_out = left_out
+    return TakenIn(prepared, shadowing_files(target))
+
+
+def regular_files(top, pattern="*"):
+    """The regular files under top that match pattern, in order, none of them a link or under one."""
+    top = Path(top)
+    if not top.is_dir() or top.is_symlink():
+        return []
+    return [path for path in sorted(top.rglob(pattern))
+            if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents)]
+
+
+def copy_regular_files(source, target, pattern="*"):
+    """Copy the regular files under source that match pattern; links and anything else are left."""
+    for path in regular_files(source, pattern):
+        (target / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target / path.relative_to(source), follow_symlinks=False)

@@ -1,0 +1,284 @@
+"""`grade EXPORT [--roster FILE]`: what a learning platform exports, taken in as one folder per student.
+
+EXPORT may be any of these (a zip, or the zip unpacked):
+- Canvas's "Download submissions": one flat zip of `<sortable name>[_late]_<user id>_<attachment id>_<file>`,
+  a resubmitted file named `<file>-1`, `-2`, ...;
+- Moodle's "Download all submissions": `<Full name>_<participant id>_assignsubmission_file[_]/` folders
+  (or, without "download in folders", files named with that prefix);
+- Gradescope's "Export submissions": `submission_<id>/` folders beside `submission_metadata.yml`,
+  which names each submission's students;
+- nbgrader's `submitted/<student>/<assignment>/`;
+- `collected/<student>/` (one folder of notebooks per student).
+
+Each file is matched to a student by the id the platform wrote into its name (or the metadata), and,
+with a roster (course/intake/roster.py), to the class list. Before anyone is graded the intake says who handed
+in nothing, which files matched nobody (copied to intake-unmatched/, never dropped), which earlier
+submissions the latest one replaced, what the platform marked late, notebooks handed in twice, zips
+unpacked and files that are not notebooks. The students' folders are made under WORKSPACE/intake/ (the
+export itself is never changed) and intake.json records who is who, for `export --to canvas|moodle`.
+"""
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import export_formats as formats, roster as rosters
+from .folder import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, regular_files, student_id
+from .unzip import Budget, unpack
+
+INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
+MAX_EXPORT_FILES, MAX_EXPORT_BYTES = 100_000, 8 << 30
+NOT_NOTEBOOKS = {".pdf": "a PDF", ".html": "an HTML page", ".py": "a Python script", ".docx": "a Word file",
+                 ".txt": "a text file", ".png": "a picture", ".jpg": "a picture", ".md": "a text file"}
+HOW_TO_HAND_IN = ("hand in the .ipynb file itself (in Colab: File > Download > Download .ipynb), "
+                  "not a PDF, a link or a printout")
+
+
+@dataclass
+class Student:
+    id: str
+    key: str
+    name: str = ""
+    email: str = ""
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+    on_roster: bool = False
+    late: bool = False
+    files: list = field(default_factory=list)     # [export path, staged name]
+    earlier: list = field(default_factory=list)   # export paths a later submission replaced
+    not_notebooks: list = field(default_factory=list)  # staged files that cannot be graded (a PDF ...)
+    notes: list = field(default_factory=list)
+
+
+@dataclass
+class Intake:
+    platform: str
+    source: str
+    roster: str = ""
+    students: dict = field(default_factory=dict)  # id -> Student
+    unmatched: list = field(default_factory=list)  # [export path, why]
+    notes: list = field(default_factory=list)
+
+    def save(self, workspace):
+        data = asdict(self)
+        (Path(workspace) / INTAKE_NAME).write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str))
+
+    @classmethod
+    def load(cls, workspace):
+        path = Path(workspace) / INTAKE_NAME
+        if not path.is_file():
+            return None
+        data = json.loads(path.read_text())
+        data["students"] = {sid: Student(**value) for sid, value in data["students"].items()}
+        return cls(**data)
+
+    def summary(self):
+        return report(self)
+
+
+# --- entries + roster -> students ----------------------------------------------------------------
+
+def _key(platform, key):
+    return key.strip().lower() if platform in ("gradescope",) else key.strip()
+
+
+def _new_id(platform, key, name, taken):
+    """A readable, stable nbgrader id: the name's letters and the platform's number (its key)."""
+    if platform in ("nbgrader", "collected"):
+        base = student_id(key)
+    else:
+        base = "_".join(filter(None, [rosters.slug(name), rosters.slug(key.split("@")[0], 40)]))
+    base = student_id(base)
+    sid, n = base, 2
+    while sid in taken:
+        sid, n = f"{base}_{n}", n + 1
+    return sid
+
+
+def match(platform, entries, people, intake):
+    """Students of intake from the export's entries and the roster's people (None: no roster)."""
+    by_key = {}
+    roster_keys = {_key(platform, p.key): p for p in people or []}
+    for key, person in roster_keys.items():
+        by_key[key] = Student(_new_id(platform, key, person.name, {s.id for s in by_key.values()}), key,
+                              person.name, person.email, person.sis_user_id, person.sis_login_id,
+                              person.section, on_roster=True, late="late" in person.status.lower())
+    for entry in entries:
+        key = _key(platform, entry.key)
+        student = by_key.get(key)
+        if student is None:
+            student = by_key[key] = Student(_new_id(platform, key, entry.name, {s.id for s in by_key.values()}),
+                                            key, entry.name, on_roster=False)
+        student.late = student.late or entry.late
+    intake.students = {student.id: student for student in by_key.values()}
+    return by_key
+
+
+def latest(entries, by_key, platform, export):
+    """{student id: {staged name: entry}}: of several files with one name, the latest."""
+    chosen = {}
+    for entry in sorted(entries, key=lambda e: e.order):
+        student = by_key[_key(platform, entry.key)]
+        files = chosen.setdefault(student.id, {})
+        if entry.staged in files:
+            student.earlier.append(str(files[entry.staged].path.relative_to(export)))
+        files[entry.staged] = entry
+    return chosen
+
+
+# --- taking an export in -------------------------------------------------------------------------
+
+def take_in(course, submissions, workspace, roster=None):
+    """(the folder to grade, with one sub-folder per student; the Intake, or None where submissions is
+    already collected/ and there is no roster)."""
+    source = Path(submissions)
+    workspace = Path(workspace)
+    if not source.exists():
+        raise FileNotFoundError(f"no submissions folder or export at {source}")
+    unpacked = workspace / ".intake-export"
+    shutil.rmtree(unpacked, ignore_errors=True)
+    try:
+        folder, notes = _open(source, unpacked)
+        folder = formats.unwrap(folder, course.assignment)
+        platform = formats.detect(folder, course.assignment)
+        if platform is None:
+            raise ValueError(_nothing_to_grade(source, folder))
+        if platform == "collected" and roster is None and not notes:
+            return source, None
+        return _stage(course, source, folder, platform, workspace, roster, notes)
+    finally:
+        shutil.rmtree(unpacked, ignore_errors=True)
+
+
+def _open(source, unpacked):
+    if source.is_dir():
+        return source, []
+    if source.suffix.lower() != ".zip":
+        raise ValueError(f"{source} is neither a folder nor a .zip: give grade a folder of student folders "
+                         f"or a platform's export (a zip or its folder)")
+    unpacked.mkdir(parents=True)
+    _, left = unpack(source, unpacked, Budget(MAX_EXPORT_FILES, MAX_EXPORT_BYTES))
+    return unpacked, [f"{source.name}: {member} left out: {why}" for member, why in left]
+
+
+def _nothing_to_grade(source, folder):
+    files = [p.name for p in sorted(folder.iterdir()) if not p.name.startswith(".")][:5]
+    return (f"{source} holds no student sub-folders and no platform's export "
+            f"({'its files: ' + ', '.join(files) if files else 'it is empty'}): grade takes a folder with one "
+            f"sub-folder of notebooks per student, or the export of Canvas, Moodle or Gradescope, or "
+            f"nbgrader's submitted/ (see the instructors' guide, 'Taking in submissions')")
+
+
+def _stage(course, source, folder, platform, workspace, roster_file, notes):
+    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes))
+    readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
+               "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}
+    entries = readers[platform](folder, intake.unmatched, intake.notes)
+    people = None
+    if roster_file:
+        kind, people = rosters.read(roster_file)
+        intake.notes.append(f"roster {Path(roster_file).name}: {len(people)} students ({kind})")
+    by_key = match(platform, entries, people, intake)
+    if platform == "collected":  # every folder is a student, even an empty one
+        for path in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()):
+            if student_id(path.name) not in by_key:
+                by_key[student_id(path.name)] = Student(student_id(path.name), student_id(path.name), path.name)
+        intake.students = {s.id: s for s in by_key.values()}
+    chosen = latest(entries, by_key, platform, folder)
+    staged = workspace / STAGED
+    shutil.rmtree(staged, ignore_errors=True)
+    for sid, student in intake.students.items():
+        target = staged / sid
+        target.mkdir(parents=True)
+        for name, entry in sorted(chosen.get(sid, {}).items()):
+            path = target / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(entry.path, path, follow_symlinks=False)
+            student.files.append([str(entry.path.relative_to(folder)), name])
+        _inside(student, target, course)
+    _keep_unmatched(intake, folder, workspace / UNMATCHED)
+    intake.save(workspace)
+    return staged, intake
+
+
+def _inside(student, target, course):
+    """What a student's own folder holds that grading should hear of: zips (unpacked beside them),
+    files that are not notebooks, one notebook handed in twice."""
+    budget = Budget(MAX_EXTRA_FILES, MAX_EXTRA_BYTES)
+    for archive in sorted(target.rglob("*.zip")):
+        into = archive.with_suffix("")
+        if into.exists():
+            into = archive.with_name(archive.stem + "_unzipped")
+        written, left = unpack(archive, into, budget)
+        student.notes.append(f"unpacked {archive.relative_to(target)} ({len(written)} files)")
+        student.notes += [f"{archive.name}: {member} left out: {why}" for member, why in left]
+    notebooks = [p for p in regular_files(target) if p.suffix == ".ipynb"]
+    for path in regular_files(target):
+        kind = NOT_NOTEBOOKS.get(path.suffix.lower())
+        if kind:
+            student.not_notebooks.append(str(path.relative_to(target)))
+            student.notes.append(f"{path.relative_to(target)} is {kind}, not a notebook, and is not graded")
+    for name in course.notebooks():
+        same = [p for p in notebooks if canonical_name(p.name) == canonical_name(name)]
+        if len(same) > 1:
+            student.notes.append(f"{Path(name).stem} handed in {len(same)} times "
+                                 f"({', '.join(str(p.relative_to(target)) for p in same)}): the exact name "
+                                 f"is graded, else the newest")
+
+
+def _keep_unmatched(intake, folder, there):
+    shutil.rmtree(there, ignore_errors=True)
+    for relative, _ in intake.unmatched:
+        path = there / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if (folder / relative).is_file():
+            shutil.copy2(folder / relative, path, follow_symlinks=False)
+
+
+# --- what the instructor reads before grading ----------------------------------------------------
+
+def report(intake, limit=20):
+    """The intake in lines: counts first, then each kind of case that needs a look."""
+    students = list(intake.students.values())
+    handed = [s for s in students if s.files]
+    lines = [f"intake: {intake.platform} export {Path(intake.source).name}: {len(handed)} students handed in"
+             + (f", {len(students) - len(handed)} handed in nothing" if len(handed) < len(students) else "")]
+    lines += [f"  {note}" for note in intake.notes]
+
+    def listing(title, items):
+        if items:
+            lines.append(f"  {title} ({len(items)}):")
+            lines.extend(f"    {item}" for item in items[:limit])
+            if len(items) > limit:
+                lines.append(f"    ... and {len(items) - limit} more (all in {INTAKE_NAME})")
+
+    who = {s.id: f"{s.name or s.id} ({s.key})" for s in students}
+    listing("on the roster, handed in nothing", [who[s.id] for s in students if s.on_roster and not s.files])
+    if intake.roster:
+        listing("handed in but not on the roster (graded all the same)",
+                [who[s.id] for s in students if not s.on_roster])
+    listing(f"files matched to nobody (kept in {UNMATCHED}/)", [f"{path}: {why}" for path, why in intake.unmatched])
+    listing("earlier submissions replaced by a later one (the latest is graded)",
+            [f"{who[s.id]}: {path}" for s in students for path in s.earlier])
+    listing(f"late, as {intake.platform} marked it", [who[s.id] for s in students if s.late])
+    names = {}
+    for s in students:
+        names.setdefault(s.name.strip().lower(), []).append(s)
+    listing("students with the same name, told apart by their ids",
+            [", ".join(f"{s.id}" for s in same) for name, same in names.items() if name and len(same) > 1])
+    listing("in a student's files", [f"{who[s.id]}: {note}" for s in students for note in s.notes])
+    return "\n".join(lines)
+
+
+def not_handed_in_reason(intake, student):
+    """Words for a notebook a student did not hand in: what they handed in instead, if anything."""
+    info = intake.students.get(student) if intake else None
+    if info is None:
+        return ""
+    if not info.files:
+        return f"nothing was handed in; {HOW_TO_HAND_IN}"
+    if info.not_notebooks:
+        return f"handed in {', '.join(info.not_notebooks[:3])} instead; {HOW_TO_HAND_IN}"
+    return ""
+

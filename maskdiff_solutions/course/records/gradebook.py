@@ -1,0 +1,206 @@
+"""The gradebook, in one vocabulary: opening it, each notebook's scores (and into a row), the checker's
+verdicts as scores, withheld marks, and moving one student's rows between copies of one gradebook
+(all copies of one template, so notebooks and cells have the same ids everywhere)."""
+import sqlite3
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+
+from ..layout import COURSE_ID
+
+SUBMISSION_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment")
+# The student's submitted assignment, and their submitted notebooks (all, or one by name), in the
+# database attached as {db}; parameters (student, assignment), and (notebook, student, assignment).
+SUBMISSION = ("SELECT id FROM {db}.submitted_assignment WHERE student_id = ? AND assignment_id IN "
+              "(SELECT id FROM {db}.assignment WHERE name = ?)")
+NOTEBOOKS = "SELECT id FROM {db}.submitted_notebook WHERE assignment_id IN (" + SUBMISSION + ")"
+NOTEBOOK = ("SELECT s.id FROM {db}.submitted_notebook s JOIN {db}.notebook n ON s.notebook_id = n.id "
+            "WHERE n.name = ? AND s.assignment_id IN (" + SUBMISSION + ")")
+
+
+def open_gradebook(db):
+    """nbgrader's Gradebook of the sqlite file db (a context manager)."""
+    return Gradebook(f"sqlite:///{db}", course_id=COURSE_ID)
+
+
+def scores(gradebook, assignment, notebook, student):
+    """Autograded points (a person's override counts: withheld marks, or marks lifted in formgrader),
+    the manual points awarded and still to award, and each autograded test's score."""
+    submitted = gradebook.find_submission_notebook(notebook, assignment, student)
+    answers = {cell.name for cell in gradebook.find_notebook(notebook, assignment).solution_cells}
+    row = {"auto_score": 0.0, "auto_max": 0.0, "manual_score": 0.0, "manual_max": 0.0,
+           "manual_pending": 0.0, "failed": [], "tests": {}, "review": []}
+    for grade in sorted(submitted.grades, key=lambda g: g.name):
+        if grade.name in answers:  # graded by a person, not by a test
+            row["manual_max"] += grade.max_score
+            if grade.needs_manual_grade:
+                row["manual_pending"] += grade.max_score
+            else:
+                row["manual_score"] += grade.score or 0.0
+        else:
+            row["auto_max"] += grade.max_score
+            if grade.needs_manual_grade and grade.manual_score is None:
+                row["review"].append(grade.name)  # a review: no points until a person gives them
+                continue
+            got = grade.score or 0.0
+            row["auto_score"] += got
+            row["tests"][grade.name] = (got, grade.max_score)
+            if got < grade.max_score:
+                row["failed"].append(grade.name)
+    return row
+
+
+def notebook_points(gradebook, assignment, notebook):
+    """(autograded, manual) points the notebook is worth, from the course's own cells: what a
+    notebook not handed in, or not gradable, scores 0 out of."""
+    cells = gradebook.find_notebook(notebook, assignment)
+    answers = {cell.name for cell in cells.solution_cells}
+    return (sum(cell.max_score for cell in cells.grade_cells if cell.name not in answers),
+            sum(cell.max_score for cell in cells.grade_cells if cell.name in answers))
+
+
+def out_of_full_points(db, assignment, rows, optional=False):
+    """Rows that score 0 (missing, failed) out of their notebook's full points, so that every
+    student's total has the same maximum; nothing in them is left for a person to grade."""
+    with open_gradebook(db) as gradebook:
+        for row in rows:
+            if row.status in ("missing", "failed"):
+                row.auto_max, row.manual_max = notebook_points(gradebook, assignment, row.notebook)
+                row.auto_score = row.manual_score = row.manual_pending = 0.0
+                row.review = ""
+                if optional:
+                    row.automatic_only()
+    return rows
+
+
+def score_row(row, got, optional=False):
+    """Copy scores(...) into a grades-by-notebook row (optional: the course's written answers count
+    for nothing, so nothing manual is left in it)."""
+    row.auto_score, row.auto_max = got["auto_score"], got["auto_max"]
+    row.manual_score, row.manual_max = got["manual_score"], got["manual_max"]
+    row.manual_pending = got["manual_pending"]
+    row.review = " ".join(got["review"])  # drawings still to review (a person's points count)
+    if optional:
+        row.automatic_only()
+    return row
+
+
+def cell_verdict(names, record):
+    """"pass", "review" or "fail": a test cell's verdict from the checker's record of its checks (a
+    review where every check passed or was sent to a person, and at least one was)."""
+    outcomes = [record.verdicts.get(name) for name in names]
+    if all(o is not None and o.passed for o in outcomes):
+        return "pass"
+    if all(o is not None and (o.passed or o.review) for o in outcomes):
+        return "review"
+    return "fail"
+
+
+def reviews(plan, record, notebook):
+    """{test cell: the reader's reasons} of the notebook's cells sent to a person."""
+    return {cell: "; ".join(record.verdicts[n].message for n in names if not record.verdicts[n].passed)
+            for nb, cell, names in plan if nb == notebook and cell_verdict(names, record) == "review"}
+
+
+def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
+    """Give every hidden test cell the checker's score: its points if all its checks passed there,
+    no score and a manual grade to come (nbgrader's needs_manual_grade: formgrader lists it) where
+    the checker's reader was unsure, else 0, whatever the cell's outputs say. Returns
+    {notebook: [why it is suspect]} for cells that finished without an error although the checker
+    passed nothing."""
+    suspect = {}
+    for notebook, cell, names in plan:
+        if notebook not in prepared or prepared[notebook].problem:
+            continue
+        try:
+            grade = gradebook.find_grade(cell, Path(notebook).stem, assignment, student)
+        except Exception:  # noqa: BLE001 - not graded (nbgrader failed on this notebook)
+            continue
+        verdict = cell_verdict(names, record)
+        passed = verdict == "pass"
+        if verdict == "fail" and grade.auto_score and grade.auto_score >= grade.max_score:
+            missing = [name for name in names if name not in record.verdicts]
+            suspect.setdefault(notebook, []).append(
+                f"{cell} ran without an error but the checker " +
+                (f"never received its check {missing[0]!r}" if missing else "did not pass it"))
+        grade.auto_score = grade.max_score if passed else None if verdict == "review" else 0.0
+        if verdict == "review":
+            grade.needs_manual_grade = True
+    gradebook.db.commit()
+    for incident in record.incidents:
+        owners = [incident.notebook] if incident.notebook else \
+            [nb for nb, _, names in plan if incident.check in names] or list(prepared)
+        for notebook in owners:
+            suspect.setdefault(notebook, []).append(f"checker: {incident.text}")
+    return suspect
+
+
+def withhold(main_db, assignment, student, notebook_names):
+    """Integrity: score the notebook's autograded tests 0 in the gradebook too (a manual score
+    overrides the autograded one; an instructor can lift it in formgrader)."""
+    with open_gradebook(main_db) as gradebook:
+        for name in notebook_names:
+            submitted = gradebook.find_submission_notebook(name, assignment, student)
+            answers = {c.name for c in gradebook.find_notebook(name, assignment).solution_cells}
+            for grade in submitted.grades:
+                if grade.name not in answers:
+                    grade.manual_score = 0.0
+            gradebook.db.commit()
+
+
+def merge_student(main_db, student_db, student, assignment):
+    """Replace main_db's rows of the student's submission with student_db's (a copy of main_db's
+    template that graded them)."""
+    con = sqlite3.connect(main_db)
+    try:
+        con.execute("ATTACH DATABASE ? AS w", (str(student_db),))
+        where = {"comment": ("notebook_id", NOTEBOOKS), "grade": ("notebook_id", NOTEBOOKS),
+                 "submitted_notebook": ("assignment_id", SUBMISSION), "submitted_assignment": ("id", SUBMISSION)}
+        with con:
+            for table in SUBMISSION_TABLES:
+                column, query = where[table]
+                con.execute(f"DELETE FROM main.{table} WHERE {column} IN ({query.format(db='main')})",
+                            (student, assignment))
+            con.execute("INSERT OR REPLACE INTO main.student SELECT * FROM w.student WHERE id = ?",
+                        (student,))
+            for table in reversed(SUBMISSION_TABLES):
+                column, query = where[table]
+                con.execute(f"INSERT INTO main.{table} SELECT * FROM w.{table} "
+                            f"WHERE {column} IN ({query.format(db='w')})", (student, assignment))
+    finally:
+        con.close()
+
+
+def has_submission(db, student, assignment):
+    if not db.is_file():
+        return False
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(SUBMISSION.format(db="main"), (student, assignment)).fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        con.close()
+
+
+def take_notebook(db, unit_db, student, assignment, notebook):
+    """Replace db's rows of the student's `notebook` (its submitted notebook, grades, comments) with
+    unit_db's. Both are copies of one template, so notebooks and cells have the same ids."""
+    con = sqlite3.connect(db)
+    try:
+        con.execute("ATTACH DATABASE ? AS u", (str(unit_db),))
+        mine, theirs = NOTEBOOK.format(db="main"), NOTEBOOK.format(db="u")
+        key = (notebook, student, assignment)
+        with con:
+            for table in ("grade", "comment"):
+                con.execute(f"DELETE FROM main.{table} WHERE notebook_id IN ({mine})", key)
+            con.execute(f"DELETE FROM main.submitted_notebook WHERE id IN ({mine})", key)
+            con.execute(f"INSERT INTO main.submitted_notebook (id, assignment_id, notebook_id, flagged, "
+                        f"late_submission_penalty) SELECT s.id, ({SUBMISSION.format(db='main')}), "
+                        f"s.notebook_id, s.flagged, s.late_submission_penalty FROM u.submitted_notebook s "
+                        f"WHERE s.id IN ({theirs})", (student, assignment, *key))
+            for table in ("grade", "comment"):
+                con.execute(f"INSERT INTO main.{table} SELECT * FROM u.{table} WHERE notebook_id IN ({theirs})",
+                            key)
+    finally:
+        con.close()

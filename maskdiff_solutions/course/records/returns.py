@@ -1,0 +1,137 @@
+"""`export --to canvas|moodle`: the grades and the feedback put back where the class hands in, in the
+files each platform's own bulk import takes, keyed by the ids `grade` took in (intake.json).
+
+- Canvas: grades-canvas.csv, its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, then
+  the assignment's column, under a "Points Possible" row); feedback-canvas/<Canvas user id>.html, one
+  page per student holding every notebook's feedback, to attach in SpeedGrader.
+- Moodle: grades-moodle.csv, its offline grading worksheet (Identifier "Participant N", Grade, Last
+  modified (grade), Feedback comments, ...); feedback-moodle.zip, its "Upload multiple feedback files in
+  a zip", one folder per student named `<Full name>_<participant id>_assignsubmission_file`.
+
+A student with points still to grade by a person (written answers, drawings to review) gets no grade
+yet, never a grade that would drop when those points come: their line is left blank and named.
+"""
+import csv
+import html
+import re
+import time
+import zipfile
+from pathlib import Path
+
+from . import totals
+from ..intake.platforms import Intake
+from .rows import CSV_NAME
+
+PLATFORMS = ("canvas", "moodle")
+MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
+                  "Grade can be changed", "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def put_back(course, workspace, platform, rows, column=None):
+    """Write the platform's grade file (and its feedback) into workspace; returns (paths written,
+    [students left blank, with why])."""
+    workspace = Path(workspace)
+    intake = Intake.load(workspace)
+    if intake is None or intake.platform != platform:
+        took = f"was taken in from {intake.platform}" if intake else f"has no intake.json ({CSV_NAME} alone)"
+        raise ValueError(f"the grading in {workspace} {took}: `export --to {platform}` needs the ids {platform} "
+                         f"wrote into its export; grade {platform}'s own export (with --roster) into this "
+                         f"workspace first")
+    records = {record["student"]: record for record in totals.per_student(rows, intake)}
+    blank = [(sid, _pending(record)) for sid, record in sorted(records.items()) if _pending(record)]
+    if platform == "canvas":
+        paths = _canvas(course, workspace, intake, records, dict(blank), column or course.assignment)
+    else:
+        paths = _moodle(course, workspace, intake, records, dict(blank))
+    return paths, blank
+
+
+def _pending(record):
+    parts = []
+    if record["to_grade"]:
+        parts.append(f"{record['to_grade']:g} points of written answers to grade")
+    if record["drawings_to_review"]:
+        parts.append(f"{record['drawings_to_review']} drawings to review")
+    return " and ".join(parts)
+
+
+def _grade(record, blank):
+    return "" if record["student"] in blank else f"{record['total']:g}"
+
+
+def _canvas(course, workspace, intake, records, blank, column):
+    if not all(re.fullmatch(r"\d+", s.key) for s in intake.students.values()):
+        raise ValueError("some students have no Canvas user id: grade Canvas's submissions zip")
+    path = workspace / "grades-canvas.csv"
+    most = max((r["out_of"] for r in records.values()), default=0.0)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CANVAS_COLUMNS + [column])
+        writer.writerow(["Points Possible", "", "", "", "", f"{most:g}"])
+        for sid, student in sorted(intake.students.items(), key=lambda item: item[1].name.lower()):
+            record = records.get(sid)
+            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id,
+                             student.section, _grade(record, blank) if record else ""])
+    folder = workspace / "feedback-canvas"
+    folder.mkdir(exist_ok=True)
+    pages = [_combined(workspace, course, sid, records[sid], folder / f"{student.key}.html")
+             for sid, student in intake.students.items() if sid in records]
+    return [path, *pages]
+
+
+def _moodle(course, workspace, intake, records, blank):
+    if not all(re.fullmatch(r"\d+", s.key) for s in intake.students.values()):
+        raise ValueError("some students have no Moodle participant id: grade Moodle's download of all submissions")
+    path = workspace / "grades-moodle.csv"
+    now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(MOODLE_COLUMNS)
+        for sid, student in sorted(intake.students.items(), key=lambda item: int(item[1].key)):
+            record = records.get(sid)
+            if record is None:
+                continue
+            writer.writerow([f"Participant {student.key}", student.name, student.email,
+                             "Submitted for grading" if student.files else "No submission",
+                             _grade(record, blank), f"{record['out_of']:g}", "Yes", "", now,
+                             comment(record, blank.get(sid))])
+    archive = workspace / "feedback-moodle.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        for sid, student in intake.students.items():
+            folder = f"{moodle_name(student.name or sid)}_{student.key}_assignsubmission_file"
+            for page in sorted((workspace / "feedback" / sid / course.assignment).glob("*.html")):
+                out.write(page, f"{folder}/{page.stem}-feedback.html")
+    return [path, archive]
+
+
+def moodle_name(name):
+    """Moodle splits the folder name at '_' to find the participant id: none may be in the name."""
+    return re.sub(r"[_/\\]+", " ", name).strip() or "student"
+
+
+def comment(record, pending=""):
+    """The feedback comment: the total, each notebook, and what is not graded yet."""
+    parts = [f"{record['total']:g} out of {record['out_of']:g} points"]
+    if record["not_graded"]:
+        parts.append(f"not graded: {record['not_graded']} (see the feedback files)")
+    if pending:
+        parts.append(f"still to grade: {pending}")
+    return "; ".join(parts)
+
+
+def _combined(workspace, course, sid, record, path):
+    """One page holding each notebook's feedback page whole (its own styles intact)."""
+    pages = sorted((workspace / "feedback" / sid / course.assignment).glob("*.html"))
+    frames = "\n".join(f'<h2>{html.escape(page.stem)}</h2>\n<iframe title="{html.escape(page.stem)}" '
+                       f'style="width:100%;height:80vh;border:1px solid #ccc" '
+                       f'srcdoc="{html.escape(page.read_text(encoding="utf-8", errors="replace"))}"></iframe>'
+                       for page in pages)
+    path.write_text(f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(course.assignment)}: feedback</title></head>
+<body style="font-family:sans-serif;margin:1em 2em">
+<h1>{html.escape(course.assignment)}: {record['total']:g} out of {record['out_of']:g} points</h1>
+{frames}
+</body></html>
+""", encoding="utf-8")
+    return path

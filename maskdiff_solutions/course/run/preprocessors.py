@@ -1,0 +1,200 @@
+"""Autograde preprocessors (nbgrader_config.py puts them in nbgrader's chain): a submission that
+kills its kernel, ignores interrupts or floods its output is still graded, and says what happened in
+its cells.
+
+nbgrader's own Execute gives up on the whole student when the kernel dies (os._exit, a segfault,
+memory) or ignores the interrupt at the time limit, and deletes their autograded folder; its
+LimitOutput counts lines, so one 50 MB line passes.
+
+When `python -m maskdiff_solutions grade` runs it, `SurvivingExecute.sandbox` holds the sandbox
+settings (course/sandbox/settings.py): each kernel then starts in a sandbox of its own and its hidden test
+cells talk to the trusted checker. Plain `nbgrader autograde` leaves it empty: kernels run with the
+grader's rights and hidden checks run in-process, trusting the student's code.
+"""
+import os
+import time
+from contextlib import contextmanager
+
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Dict, Integer
+
+from ..records import inert
+from ..sandbox.kernel import SandboxedKernelManager
+
+KERNEL_DIED = "KernelDied"
+NOT_RUN = "NotRun"
+TIMED_OUT = "CellTimeoutError"  # nbgrader's name for a cell interrupted at the timeout
+IGNORED_INTERRUPT = "IgnoredInterrupt"
+TRUNCATED = inert.CUT
+
+
+def _size(content):
+    """Characters of text and data in one output message's content."""
+    total = len(str(content.get("text", ""))) + len(str(content.get("evalue", "")))
+    total += sum(len(line) for line in content.get("traceback", []) or [] if isinstance(line, str))
+    for value in (content.get("data") or {}).values():
+        total += len(value) if isinstance(value, str) else len(str(value))
+    return total
+
+
+def error(ename, evalue):
+    return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+class SurvivingExecute(Execute):
+    """Execute, but a dead kernel fails the cell that killed it and every code cell after it (so
+    their tests score 0, not the full marks an unexecuted cell would get) instead of the student.
+    The same happens to the cells left when the notebook has run for notebook_timeout seconds: a
+    kernel that ignores interrupts would otherwise cost the cell timeout once per remaining cell."""
+
+    notebook_timeout = Integer(300, help="seconds a whole notebook may run").tag(config=True)
+    sandbox = Dict(help="sandbox settings (course/sandbox/settings.py); empty: kernels run unsandboxed "
+                        "and hidden checks in-process").tag(config=True)
+    cell_output_bytes = Integer(4_000_000, help="output one cell may produce while it runs; the rest "
+                                                "is dropped as it arrives").tag(config=True)
+
+    def create_kernel_manager(self):
+        if self.sandbox.get("mode") == "required":
+            self.kernel_manager_class = SandboxedKernelManager
+            km = super().create_kernel_manager()
+            km.sandbox_settings = dict(self.sandbox)
+            return km
+        return super().create_kernel_manager()
+
+    async def async_start_new_kernel(self, **kwargs):
+        if self.sandbox.get("checker") and self.sandbox.get("mode") != "required":
+            kwargs["env"] = {**os.environ, "MASKDIFF_CHECKER": self.sandbox["checker"]}
+        await super().async_start_new_kernel(**kwargs)
+
+    async def async_start_new_kernel_client(self):
+        client = await super().async_start_new_kernel_client()
+        sandbox = getattr(self.km, "sandbox", None)
+        if sandbox is not None:
+            sandbox.lock()
+        return client
+
+    # nbclient binds its synchronous entry points to its own coroutines: bind them to ours
+    start_new_kernel = run_sync(async_start_new_kernel)
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep a cell's outputs while they fit its budget; drop the rest as it arrives (the grader's
+        memory must not grow with what a student's cell prints)."""
+        size = _size(msg.get("content", {}))
+        self._cell_bytes = getattr(self, "_cell_bytes", 0) + size
+        if self._cell_bytes > self.cell_output_bytes:
+            if not getattr(self, "_cell_cut", False):
+                self._cell_cut = True
+                outs.append(new_output("stream", name="stderr", text=f"\n{TRUNCATED} more than "
+                                       f"{self.cell_output_bytes:,} bytes of output; the rest was dropped\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._stopped = None
+        self._deadline = None  # set at the first cell: starting the kernel does not count
+        nb, resources = super().preprocess(nb, resources, km)
+        # A cell may have deleted the folder it ran in; nbgrader writes the graded notebook there.
+        folder = (resources or {}).get("metadata", {}).get("path")
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self.notebook_timeout
+        if self._stopped is None and time.monotonic() > self._deadline:
+            self._stopped = f"not run: the notebook used up the grader's {self.notebook_timeout} s"
+        if self._stopped is not None:
+            cell.outputs = [error(NOT_RUN, self._stopped)]
+            return cell, resources
+        self._cell_bytes, self._cell_cut = 0, False
+        try:
+            with self.named(cell):
+                cell, resources = super().preprocess_cell(cell, resources, index)
+            return self.plain_timeout(cell), resources
+        except DeadKernelError:
+            self._stopped = f"not run: the kernel died in cell {index + 1}"
+            cell.outputs.append(error(KERNEL_DIED, "the kernel died while running this cell "
+                                                   "(os._exit, a crash, or out of memory)"))
+            return cell, resources
+        except CellTimeoutError:
+            # interrupted at the time limit, the kernel went on (a loop that ignores SIGINT)
+            self._stopped = f"not run: cell {index + 1} ignored the interrupt at the time limit"
+            cell.outputs.append(error(IGNORED_INTERRUPT, "this cell ran past the time limit and ignored "
+                                                         "the interrupt; the kernel was stopped"))
+            try:
+                run_sync(self.km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 - it is being killed either way
+                pass
+            return cell, resources
+
+    @contextmanager
+    def named(self, cell):
+        """Send the cell's grade_id as its execute request's cellId, which IPython hands to the kernel's
+        pre_run_cell: the kernel's recorder (maskdiff_client.drawn) keys what a drawing cell drew by it,
+        so its test finds it wherever it stands (nbclient sends no cell id)."""
+        grade_id = ((cell.get("metadata") or {}).get("nbgrader") or {}).get("grade_id")
+        client = self.kc
+        if not isinstance(grade_id, str) or client is None:
+            yield
+            return
+
+        def execute(code, silent=False, store_history=True, user_expressions=None, allow_stdin=None,
+                    stop_on_error=True):
+            content = {"code": code, "silent": silent, "store_history": store_history,
+                       "user_expressions": user_expressions or {},
+                       "allow_stdin": client.allow_stdin if allow_stdin is None else allow_stdin,
+                       "stop_on_error": stop_on_error}
+            msg = client.session.msg("execute_request", content, metadata={"cellId": grade_id[:100]})
+            client.shell_channel.send(msg)
+            return msg["header"]["msg_id"]
+
+        client.execute = execute
+        try:
+            yield
+        finally:
+            del client.execute
+
+    def plain_timeout(self, cell):
+        """A cell interrupted at the time limit holds the KeyboardInterrupt the interrupt raised (a long
+        traceback through the student's loop, tqdm and the kernel) and nbgrader's CellTimeoutError: keep
+        one error, in one plain sentence."""
+        if not any(o.get("ename") == TIMED_OUT for o in cell.get("outputs", [])):
+            return cell
+        cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
+        cell.outputs.append(error(TIMED_OUT, timeout_sentence(self.timeout)))
+        return cell
+
+
+def timeout_sentence(seconds):
+    return (f"this cell ran longer than the grader's {seconds} s limit and was stopped: write repetitions "
+            f"as repeats(n), which shrinks them under the grader, or look for an endless loop")
+
+
+class LimitOutputSize(NbGraderPreprocessor):
+    """Cut every output to size and make it inert (course/records/inert.py): text (streams, `text/plain`,
+    error messages and tracebacks) to max_chars, images of the allowed types over max_data_chars
+    replaced by a note, any other kind of data (HTML, scripts, SVG, widgets) left out with a note,
+    and at most max_outputs outputs per cell. Huge outputs bloat the gradebook's notebooks and the
+    feedback pages (nbgrader's LimitOutputSize only counts lines), and a script a kernel printed
+    would run in the browser of whoever opens formgrader or the feedback."""
+
+    max_chars = Integer(20_000, help="characters kept of each text output").tag(config=True)
+    max_data_chars = Integer(2_000_000, help="largest image kept").tag(config=True)
+    max_outputs = Integer(100, help="outputs kept per cell").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        outputs = cell.get("outputs", [])
+        if len(outputs) > self.max_outputs:
+            dropped = len(outputs) - self.max_outputs
+            outputs = outputs[:self.max_outputs] + [new_output(
+                "stream", name="stderr", text=f"{TRUNCATED} {dropped} more outputs were dropped\n")]
+        if cell.cell_type == "code":
+            cell.outputs = [inert.inert_output(output, self.max_chars, self.max_data_chars) for output in outputs]
+        return cell, resources

@@ -1,0 +1,350 @@
+"""`publish DIR`: write the students' public repository.
+
+A course keeps two repositories. This one, the instructors', is private: it holds source/ (the
+solutions), the hidden package, the tests and, once grading has run, the students' work. Students get
+a second, public one (`[tool.maskdiff] public_repository` in pyproject.toml), which holds only what
+they need: the release notebooks at its top, where their "Open in Colab" badges point, a README for
+students with the same badges, a requirements.txt for their own machines, a .gitignore, and
+`drawing_reader.py` (`reader_text`): the recorder of what cells draw and print and its description in
+words, which the notebooks' set-up cell fetches so that each drawing's test cell shows the student
+what the autograder's reader finds (it decides nothing). Networks and stories come from the Hugging
+Face hub. The course's own words to its students (where and when to hand in) live in the course, in
+the Markdown file `[tool.maskdiff] student_notes` names, and go into that README under their own
+heading at every publish, so that nothing publish writes needs editing in the students' repository.
+
+Publishing first does what `release` does (the set-up cells' READER_URL follows public_repository,
+release/ is regenerated from source/), so the notebooks published are release/'s bytes, and their
+badges and READER_URL name the same repository (checked, with the leaks, before anything is
+written): no solution or hidden-test line of any source notebook, no solution or hidden-test marker,
+no Python file but the reader, nothing named like a course package. A file publish wrote and someone
+has edited since (publish keeps fingerprints) is never overwritten: publish says where the words belong.
+"""
+import ast
+import hashlib
+import re
+from pathlib import Path
+
+from ..intake import notebooks
+from ..layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, PLACEHOLDER_REPOSITORY, READER
+from ..records.nbgrader_apps import CourseError
+from .release import needs_public_repository, release
+
+MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
+COURSE_NAMES = (*COURSE_PACKAGES, "source", "tests", "gradebook", "autograded",
+                "submitted", "feedback", "collected", "nbgrader_config")
+FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
+                  notebooks.END_HIDDEN, "run_check", *COURSE_PACKAGES)
+READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
+GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
+BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
+                   r"([^)\s]+\.ipynb)\)")
+READER_URLS = re.compile(r"https://raw\.githubusercontent\.com/[^\s\"'\\]+/" + re.escape(READER))
+NOTES_HEADING = "From your instructors"
+WRITTEN = re.compile(r"([0-9a-f]{64})  (.+)")  # a line of MANIFEST: fingerprint, two spaces, path
+
+STUDENT_README = """\
+# Masked diffusion language models: the notebooks
+
+{count} notebooks in which you build a masked (absorbing) diffusion language model yourself: the
+noise schedule, forward masking, undiffusion, greedy decoding, the training loss, a chat loop and a
+batched sampler. Along the way you chat with a real diffusion language model and train your own.
+
+| notebook | open it |
+| --- | --- |
+{table}
+{notes}
+## Working on them
+
+1. Click a notebook's badge: it opens in Google Colab. *File → Save a copy in Drive* keeps your work.
+2. For notebooks {gpu}, pick *Runtime → Change runtime type → T4 GPU* first.
+3. Fill in every `YOUR CODE HERE` and `YOUR ANSWER HERE`, and run the tests under each function (they
+   are the visible ones; the grader runs more).
+4. **Run the whole notebook, top to bottom, before you hand it in.** The autograder runs it again
+   (with smaller experiments) and grades each plot or printout you are asked for by reading what your
+   cell drew or printed: its curves, bars, axes, labels and legend, compared with fresh runs of your
+   own functions (the cell after each plot says what it reads, and prints what the reader finds in
+   your figure or printout: if it misses something you drew, draw it more plainly). Draw them with
+   matplotlib, from your functions. Your written answers are graded by a person.
+5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*){where}.
+
+Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
+opens with one cell, *your functions from earlier notebooks*, where you paste them. That cell is not
+graded, and a function is graded only in the notebook that introduces it.
+
+## On your own machine
+
+```bash
+pip install -r requirements.txt
+jupyter lab
+```
+
+The first run downloads what the notebooks use from the Hugging Face hub (no account needed): the chat
+network `dllm-hub/ModernBERT-large-chat-v0.1` (0.9 GB) for notebook 3 and 4 MB of TinyStories for
+notebooks 4 and 5. Notebooks 1, 2 and 5 run on a laptop's processor in a minute or two; 3 and 4 are
+much faster on a GPU (notebook 4 trains for about a quarter of an hour on a processor).
+"""
+
+STUDENT_IGNORE = "# what the notebooks download or write\n.ipynb_checkpoints/\n__pycache__/\ndata/\n"
+
+
+def title(nb, fallback):
+    """The notebook's heading: its first markdown line that starts with '# '."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback
+
+
+def student_requirements(course):
+    """What a student's own machine needs: the course's requirements above its instructors' part (a
+    file it includes with `-r`, Colab's stack, written out: the students' repository holds no file of
+    the instructors'), and Jupyter."""
+    kept = []
+    for line in (course.root / "requirements.txt").read_text().splitlines():
+        if line.strip().lower().startswith("# instructors"):
+            break
+        if line.strip().startswith("-r "):
+            included = (course.root / line.strip()[3:].strip()).read_text().splitlines()
+            kept += [x.split("#")[0].strip() for x in included if x.split("#")[0].strip()]
+        elif line.strip() and not line.startswith("#"):
+            kept.append(line.strip())
+    return "# What the notebooks need on your own machine (Colab already has all of it).\n" + \
+        "\n".join(kept + ["jupyter"]) + "\n"
+
+
+def without_docstring(text):
+    """A module's text less its docstring (ours name the course's private parts)."""
+    body = ast.parse(text).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        lines = text.splitlines(keepends=True)
+        return "".join(lines[body[0].end_lineno:]).lstrip("\n")
+    return text
+
+
+def top_level_names(text):
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def reader_text():
+    """drawing_reader.py: maskdiff_client's recorder (drawn.py) and its description (seen.py) verbatim,
+    less their docstrings, as one module that starts recording when imported in IPython."""
+    folder = PACKAGE_PARENT / CLIENT_PACKAGE
+    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
+    clash = set.intersection(*(top_level_names(part) for part in parts)) - {"np"}
+    if clash:  # one module: a name defined in both would replace the recorder's own
+        raise CourseError(f"maskdiff_client's {' and '.join(READER_PARTS)} both define {sorted(clash)}")
+    return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
+            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x. The\n'
+            'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
+            + "\n\n# ---- the recorder ----\n" + parts[0] + "\n\n# ---- its description ----\n" + parts[1]
+            + "\n\ninstall()\n")
+
+
+def student_notes(course):
+    """The course's own words for its students' README (the file `student_notes` names), "" when it
+    names none. A missing file is an error: the README would silently lose the hand-in rules."""
+    if not course.student_notes:
+        return ""
+    path = course.root / course.student_notes
+    if not path.is_file():
+        raise CourseError(f"{course.root / 'pyproject.toml'} [tool.maskdiff] student_notes = "
+                          f"{course.student_notes!r}, and there is no file {path}: write there what "
+                          f"students must know (where and when to hand in), or remove the setting")
+    return path.read_text(encoding="utf-8").strip()
+
+
+def readme(rows, notes):
+    """The students' README: the notebooks' table, then the course's own words when it has some."""
+    section = f"\n## {NOTES_HEADING}\n\n{notes}\n" if notes else ""
+    where = f", where and when *{NOTES_HEADING}* says" if notes else ""
+    return STUDENT_README.format(count=len(rows), table="\n".join(rows), notes=section, where=where,
+                                 gpu=" and ".join(GPU_NOTEBOOKS))
+
+
+def build(course, notes=""):
+    """{relative path: text} of the students' repository, its notebooks those of release/."""
+    files, rows = {}, []
+    for path in sorted(course.release_dir.glob("*.ipynb")):
+        nb = notebooks.read(path)
+        files[path.name] = path.read_text(encoding="utf-8")
+        badge = f"[![Open In Colab]({notebooks.BADGE_IMAGE})]({course.colab_url(path.name)})"
+        rows.append(f"| {title(nb, path.stem)} (`{path.name}`) | {badge} |")
+    files["README.md"] = readme(rows, notes)
+    files["requirements.txt"] = student_requirements(course)
+    files[".gitignore"] = STUDENT_IGNORE
+    files[READER] = reader_text()
+    return files
+
+
+def leaks(course, files):
+    """What in files must not reach students, in words (empty: nothing)."""
+    found = []
+    secret = notebooks.secret_lines(*(notebooks.read(course.source_dir / name) for name in course.notebooks()))
+    for relative, text in files.items():
+        parts = Path(relative).parts
+        if Path(relative).suffix in (".py", ".pyc", ".db", ".sqlite") and relative != READER or any(
+                part.startswith(COURSE_NAMES) for part in parts):
+            found.append(f"{relative}: a file the students' repository never holds")
+        for marker in FORBIDDEN_TEXT:
+            if marker in text:
+                found.append(f"{relative}: holds {marker!r}")
+        lines = {line.strip() for line in text.splitlines()}
+        if relative.endswith(".ipynb"):
+            nb = notebooks.read_text(text)
+            lines = {line.strip() for cell in nb.cells for line in cell.source.splitlines()}
+            if any(cell.get("outputs") for cell in nb.cells):
+                found.append(f"{relative}: has outputs")
+        for line in sorted(lines & secret)[:3]:
+            found.append(f"{relative}: holds the solution or hidden-test line {line!r}")
+    return found
+
+
+def disagreements(course, files):
+    """Each badge or drawing-reader address in files that names another repository or branch than
+    the course's settings, in words (empty: they all agree)."""
+    found = []
+    for relative, text in sorted(files.items()):
+        for repository, branch, _ in badge_targets(text):
+            if (repository, branch) != (course.public_repository, course.public_branch):
+                found.append(f"{relative}: a Colab badge opens {repository} (branch {branch})")
+        for url in sorted(set(READER_URLS.findall(text)) - {course.reader_url()}):
+            found.append(f"{relative}: fetches the drawing reader from {url}")
+    return found
+
+
+def fingerprint(data):
+    """sha256 of a file's bytes, its line ends as publish wrote them (a clone may have made them CRLF)."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
+def manifest(files):
+    """MANIFEST's text: each file publish writes, with its fingerprint."""
+    lines = [f"{fingerprint(text.encode('utf-8'))}  {relative}" for relative, text in sorted(files.items())]
+    return "\n".join(["# written by the course's publish command, which replaces these files next time "
+                      "(unless edited since) and leaves every other file alone", *lines]) + "\n"
+
+
+def last_written(target):
+    """{relative path: fingerprint} of what the last publish wrote into target (None: written by a
+    publish that kept no fingerprints)."""
+    listed = {}
+    if (target / MANIFEST).is_file():
+        for line in (target / MANIFEST).read_text().splitlines():
+            match = WRITTEN.fullmatch(line.strip())
+            if match:
+                listed[match[2]] = match[1]
+            elif line.strip() and not line.startswith("#"):
+                listed[line.strip()] = None
+    return listed
+
+
+def _inside(target, relative):
+    """target/relative when it is a plain file inside target (never a link, never outside)."""
+    path = target / relative
+    if target in path.resolve().parents and path.is_file() and not path.is_symlink():
+        return path
+    return None
+
+
+def edited_since(target):
+    """The files the last publish wrote into target that have been changed since."""
+    edited = []
+    for relative, written in sorted(last_written(target).items()):
+        path = _inside(target, relative)
+        if written and path and fingerprint(path.read_bytes()) != written:
+            edited.append(relative)
+    return edited
+
+
+def _target(course, directory):
+    target = Path(directory).resolve()
+    root = course.root
+    if target == root or root in target.parents or target in root.parents:
+        raise CourseError(f"{target} is inside the course repository (or holds it): the students' "
+                          f"repository is a repository of its own; publish it somewhere else")
+    if target.exists() and not target.is_dir():
+        raise CourseError(f"{target} is not a folder")
+    entries = [p for p in target.iterdir() if p.name != ".git"] if target.is_dir() else []
+    if entries and not (target / MANIFEST).is_file():
+        raise CourseError(f"{target} already holds files that publish did not write "
+                          f"({', '.join(sorted(p.name for p in entries)[:5])}): give a new or empty "
+                          f"folder, a fresh clone of the students' repository, or a folder publish wrote")
+    return target
+
+
+def refuse_edits(target):
+    """Someone's words are never lost to a publish: refuse while a file it wrote has been edited since."""
+    edited = edited_since(target)
+    if edited:
+        them = "it" if len(edited) == 1 else "them"
+        raise CourseError(f"{', '.join(edited)} in {target} changed since publish wrote {them}, and publishing "
+                          f"would overwrite {them}: put the course's own words in the Markdown file "
+                          f"[tool.maskdiff] student_notes names (publish puts it in the README), then "
+                          f"delete or restore the changed files and publish again")
+
+
+def release_up_to_date(course):
+    """Do what `release` does, so that the notebooks follow the current settings; says which release/
+    notebooks changed (the course repository has them to commit)."""
+    before = {path.name: path.read_bytes() for path in course.release_dir.glob("*.ipynb")}
+    for path in release(course):
+        if before.pop(path.name, None) != path.read_bytes():
+            print(f"{path.relative_to(course.root)}: regenerated from source/ (commit it)")
+    for name in sorted(before):
+        print(f"{(course.release_dir / name).relative_to(course.root)}: removed, no longer in source/ (commit it)")
+
+
+def publish(course, directory):
+    """Release the course, then write the students' repository into directory; returns the files
+    written (relative). Every refusal about the settings or the folder comes before any work."""
+    needs_public_repository(course)
+    notes = student_notes(course)
+    target = _target(course, directory)
+    refuse_edits(target)
+    release_up_to_date(course)
+    files = build(course, notes)
+    files[MANIFEST] = manifest(files)
+    wrong = disagreements(course, files)
+    if wrong:
+        raise CourseError(f"refusing to publish, the notebooks do not all point at {course.public_repository} "
+                          f"(branch {course.public_branch}): " + "; ".join(wrong[:10]))
+    found = leaks(course, files)
+    if found:
+        raise CourseError("refusing to publish, the students' repository would leak: " + "; ".join(found[:10]))
+    target.mkdir(parents=True, exist_ok=True)
+    for relative in last_written(target):  # what the last publish wrote goes; the rest (LICENSE, .github/) stays
+        old = _inside(target, relative)
+        if old:
+            old.unlink()
+    for relative, text in sorted(files.items()):
+        path = target / relative
+        if path.is_symlink():
+            path.unlink()
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    return sorted(files)
+
+
+def badge_targets(text):
+    """(repository, branch, path) of every Colab badge link in a text."""
+    return BADGE.findall(text)
+
+
+def closing(course, directory, written):
+    """The last line of `publish`: where the files went and where to push them (the bundle's
+    placeholder repository is no course's, so it is named as such)."""
+    unset = (" (the placeholder: set [tool.maskdiff] public_repository in pyproject.toml to your students' "
+             "repository and publish again)" if course.public_repository == PLACEHOLDER_REPOSITORY else "")
+    return (f"wrote the students' repository ({len(written)} files) to {directory}; commit and push it to "
+            f"https://github.com/{course.public_repository}{unset}")

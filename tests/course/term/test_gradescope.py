@@ -1,0 +1,140 @@
+"""The Gradescope autograder, proven without Gradescope: its zip unpacked into a tree laid out like
+Gradescope's /autograder (no container runtime runs here: MASKDIFF_AUTOGRADER_ROOT points the scripts
+at the tree, and MASKDIFF_SETUP_INSTALL=0 keeps setup.sh from apt and pip, using this interpreter,
+which has what setup.sh would install). setup.sh must grade the reference at build time, and
+results.json must be in Gradescope's format and agree with `grade` on the reference, the untouched
+release and a buggy submission."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions.course.term import gradescope
+from maskdiff_solutions.course.run.batch import grade
+from maskdiff_solutions.course.term.demo import build_submissions
+from tests.support import importers
+
+NB = "01_noise_for_words.ipynb"
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def unpack_like_gradescope(archive, root):
+    """/autograder/source holds the zip's files (modes kept); run_autograder is copied to /autograder."""
+    with zipfile.ZipFile(archive) as handle:
+        for info in handle.infolist():
+            path = root / "source" / info.filename
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(handle.read(info))
+            os.chmod(path, (info.external_attr >> 16) & 0o777 or 0o644)
+    shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+
+
+def script(path, root):
+    env = {**os.environ, gradescope.ROOT_VARIABLE: str(root), "MASKDIFF_SETUP_INSTALL": "0", "PYTHON": sys.executable}
+    return subprocess.run([str(path)], env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def autograder(course, tmp_path_factory):
+    here = tmp_path_factory.mktemp("gradescope")
+    archive, chosen = gradescope.build(course, here / "autograder.zip", ["01"])
+    root = here / "autograder"
+    unpack_like_gradescope(archive, root)
+    setup = script(root / "source" / "setup.sh", root)
+    return root, setup
+
+
+@pytest.fixture(scope="module")
+def submissions(course, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("demo")
+    build_submissions(course, folder)
+    for student in folder.iterdir():
+        for other in student.iterdir():
+            if other.name != NB:
+                other.unlink()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded(course, submissions, tmp_path_factory):
+    report = grade(course, submissions, tmp_path_factory.mktemp("ws"), notebooks=["01"], canary=False, progress=False)
+    return report
+
+
+@pytest.mark.slow
+def test_the_zip_has_what_gradescope_wants_at_its_root(autograder):
+    root, _ = autograder
+    for name in ("setup.sh", "run_autograder"):
+        assert os.access(root / "source" / name, os.X_OK)
+    config = json.loads((root / "source" / "gradescope.json").read_text())
+    assert config["notebooks"] == [NB] and config["sandbox"] == "required"
+    assert (root / "source" / "course" / "source").is_dir()  # for the grader only: kernels never see it
+
+
+@pytest.mark.slow
+def test_setup_grades_the_reference_at_build_time(autograder):
+    _, setup = autograder
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    assert "autograder self-test passed" in setup.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", ["reference", "untouched", "buggy"])
+def test_results_json_agrees_with_grade(autograder, submissions, graded, student):
+    root, setup = autograder
+    assert setup.returncode == 0
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    shutil.copytree(submissions / student, root / "submission")
+    (root / "results").mkdir(exist_ok=True)
+    (root / "results" / "results.json").unlink(missing_ok=True)
+    done = script(root / "run_autograder", root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads((root / "results" / "results.json").read_text())
+    tests = importers.gradescope_results(data)
+    expected = graded.tests[(student, "01_noise_for_words")]
+    autograded = {name.split(" / ")[1]: got for name, got in tests.items() if got[1] > 0}
+    assert autograded == expected
+    answers = [t for t in data["tests"] if t["max_score"] == 0]
+    assert answers and all("Graded by a person" in t["output"] for t in answers)
+    row = next(r for r in graded.rows if r.student == student)
+    assert data["score"] == row.auto_score
+    hidden = [t for t in data["tests"] if t["visibility"] == "after_due_date"]
+    assert hidden and all(t["visibility"] == "visible" for t in data["tests"] if t not in hidden)
+    if student == "buggy":
+        failed = [t for t in data["tests"] if t.get("status") == "failed"]
+        assert failed and all(t["output"] for t in failed)
+
+
+@pytest.mark.slow
+def test_nothing_gradable_is_a_failure_gradescope_shows_not_a_zero(autograder):
+    root, _ = autograder
+    (root / "source" / "gradescope.json").write_text(json.dumps(
+        {**json.loads((root / "source" / "gradescope.json").read_text()), "sandbox": "nonsense"}))
+    try:
+        (root / "results" / "results.json").unlink(missing_ok=True)
+        done = script(root / "run_autograder", root)
+        assert done.returncode == 1 and "could not grade this submission" in done.stderr
+        assert not (root / "results" / "results.json").exists()
+    finally:
+        config = json.loads((root / "source" / "gradescope.json").read_text())
+        (root / "source" / "gradescope.json").write_text(json.dumps({**config, "sandbox": "required"}))
+
+
+def test_setup_installs_the_torch_that_ci_installs():
+    assert f"TORCH={gradescope.TORCH}" in (ROOT / ".ci" / "setup").read_text()
+
+
+def test_the_gradescope_settings_are_checked(course, tmp_path):
+    from maskdiff_solutions.course.layout import Course
+    shutil.copytree(course.root / "source", tmp_path / "source")
+    shutil.copy(course.root / "nbgrader_config.py", tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.maskdiff.gradescope]\nhidden_visibility = "never"\n')
+    with pytest.raises(ValueError, match="hidden_visibility = 'never' is not one of hidden, after_due_date"):
+        gradescope.settings(Course.load(tmp_path))
+    (tmp_path / "pyproject.toml").write_text('[tool.maskdiff.gradescope]\nsandbox = "auto"\n')
+    assert gradescope.settings(Course.load(tmp_path))["sandbox"] == "auto"

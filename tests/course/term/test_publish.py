@@ -1,0 +1,225 @@
+"""`publish`: the students' public repository holds every notebook its badges open, and no solution,
+hidden test or package file; its README keeps the course's own words; its badges and drawing-reader
+address follow the settings without a `release` first; publishing again replaces only its own files,
+and refuses a leak or a file edited since."""
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions.course import cli
+from maskdiff_solutions.course.intake import notebooks
+from maskdiff_solutions.course.records import nbgrader_apps
+from maskdiff_solutions.course.term import publish
+from maskdiff_solutions.course.layout import PLACEHOLDER_REPOSITORY, Course
+
+pytestmark = pytest.mark.course
+ROOT = Path(__file__).resolve().parents[3]
+NOTES = "Hand in on Canvas by Friday, 17:00.\n\n- notebook 01: week 2\n- notebook 02: week 3\n"
+
+
+def course_copy(folder, settings):
+    """Our course (source/, its nbgrader configuration, release/, the requirements students get) in
+    folder with these [tool.maskdiff] settings: publish releases it without touching ours."""
+    shutil.copytree(ROOT / "source", folder / "source")
+    shutil.copytree(ROOT / "release", folder / "release")
+    requirements = (ROOT / "requirements.txt").read_text()
+    for name in ["nbgrader_config.py", "requirements.txt",
+                 *(line.split()[1] for line in requirements.splitlines() if line.startswith("-r "))]:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, folder / name)
+    (folder / "pyproject.toml").write_text("[tool.maskdiff]\n" + "".join(f'{key} = "{value}"\n'
+                                                                       for key, value in settings.items()))
+    return Course.load(folder)
+
+
+@pytest.fixture(scope="module")
+def public(course, tmp_path_factory):
+    """Our course with student notes, published once: (the course, the folder, the files written)."""
+    copy = course_copy(tmp_path_factory.mktemp("course"), {"public_repository": course.public_repository,
+                                                           "student_notes": "STUDENT_NOTES.md"})
+    (copy.root / "STUDENT_NOTES.md").write_text(NOTES)
+    folder = tmp_path_factory.mktemp("public") / "maskdiff-students"
+    written = publish.publish(copy, folder)
+    return copy, folder, written
+
+
+def every_file(folder):
+    return sorted(p for p in folder.rglob("*") if p.is_file() and ".git" not in p.relative_to(folder).parts)
+
+
+def test_every_badge_opens_a_notebook_of_the_public_repository(public):
+    course, folder, _ = public
+    targets = []
+    for path in every_file(folder):
+        targets += [(path.name, *t) for t in publish.badge_targets(path.read_text())]
+    names = {name for name in course.notebooks()}
+    assert {t[3] for t in targets} == names  # every notebook has a badge, in README and in itself
+    assert sum(t[0] == "README.md" for t in targets) == len(names)
+    for where, repository, branch, target in targets:
+        assert (repository, branch) == (course.public_repository, course.public_branch), where
+        opened = folder / target
+        assert opened.is_file(), f"{where}: its badge opens {target}, which the repository lacks"
+        nb = notebooks.read(opened)  # a notebook, and the one whose badge it carries
+        if where.endswith(".ipynb"):
+            assert where == target
+        assert f"blob/{branch}/{target})" in nb.cells[0].source
+
+
+def test_the_public_repository_holds_no_solution_hidden_test_or_package_file(public):
+    course, folder, written = public
+    files = every_file(folder)
+    assert sorted(str(p.relative_to(folder)) for p in files) == sorted(written)
+    assert {p.suffix for p in files if p.name != publish.READER} <= {".ipynb", ".md", ".txt", ""}
+    assert (folder / publish.READER).read_text() == publish.reader_text()  # the one Python file: the reader
+    secret = notebooks.secret_lines(*(notebooks.read(course.source_dir / n) for n in course.notebooks()))
+    hidden = {line.strip() for n in course.notebooks() for c in notebooks.read(course.source_dir / n).cells
+              for block in notebooks.regions(c.source, notebooks.BEGIN_HIDDEN, notebooks.END_HIDDEN)
+              for line in block.splitlines() if line.strip()}
+    assert len(secret) > 100 and hidden  # the scan itself sees the solutions and the hidden tests
+    package = {p.name for d in ("maskdiff_solutions", "maskdiff_client") for p in (ROOT / d).rglob("*.py")}
+    for path in files:
+        text = path.read_text()
+        lines = {line.strip() for line in text.splitlines()}
+        if path.suffix == ".ipynb":
+            lines = {line.strip() for c in notebooks.read(path).cells for line in c.source.splitlines()}
+            assert (ROOT / "release" / "maskdiff" / path.name).read_bytes() == path.read_bytes()
+        assert not lines & secret, f"{path.name}: {sorted(lines & secret)[:3]}"
+        assert not lines & hidden, f"{path.name}: {sorted(lines & hidden)[:3]}"
+        for word in ("maskdiff_solutions", "maskdiff_client", "run_check", "BEGIN SOLUTION", "HIDDEN TESTS"):
+            assert word not in text, (path.name, word)
+        assert path.name not in package and not path.name.startswith(("maskdiff_", "gradebook", "source"))
+
+
+def test_publishing_again_replaces_its_files_keeps_the_others_and_the_course_text(public, tmp_path):
+    course, published, _ = public
+    folder = tmp_path / "students"
+    shutil.copytree(published, folder)
+    (folder / "LICENSE").write_text("CC-BY")
+    (folder / "old.ipynb").write_text("{}")
+    with open(folder / publish.MANIFEST, "a") as handle:
+        handle.write("old.ipynb\n")  # as a publish that kept no fingerprints listed it
+    publish.publish(course, folder)
+    assert (folder / "LICENSE").read_text() == "CC-BY" and not (folder / "old.ipynb").exists()
+    for readme in ((published / "README.md").read_text(), (folder / "README.md").read_text()):
+        assert readme.count(NOTES.strip()) == 1
+        assert readme.index("| --- | --- |") < readme.index(f"## {publish.NOTES_HEADING}\n\n{NOTES.strip()}\n") \
+            < readme.index("## Working on them")
+        assert f"Download .ipynb*), where and when *{publish.NOTES_HEADING}* says." in readme
+
+
+def test_a_course_without_notes_has_no_notes_heading_and_a_missing_notes_file_is_named(public, tmp_path):
+    course, _, _ = public
+    plain = publish.readme(["| a | b |"], publish.student_notes(dataclasses.replace(course, student_notes="")))
+    assert publish.NOTES_HEADING not in plain and "Download .ipynb*).\n" in plain
+    missing = dataclasses.replace(course, student_notes="notes/hand-in.md")
+    with pytest.raises(nbgrader_apps.CourseError) as refused:
+        publish.publish(missing, tmp_path / "out")
+    assert str(refused.value).startswith(f"{course.root / 'pyproject.toml'} [tool.maskdiff] student_notes = "
+                                         f"'notes/hand-in.md', and there is no file {course.root / 'notes/hand-in.md'}")
+    assert not (tmp_path / "out").exists()
+    bad = tmp_path / "bad"
+    (bad / "source").mkdir(parents=True)
+    (bad / "nbgrader_config.py").write_text("")
+    (bad / "pyproject.toml").write_text('[tool.maskdiff]\nstudent_notes = "../notes.md"\n')
+    with pytest.raises(ValueError, match=r"student_notes = '\.\./notes\.md' is not a Markdown file of the course"):
+        Course.load(bad)
+
+
+def test_publish_refuses_to_overwrite_a_file_edited_since_it_wrote_it(public, tmp_path):
+    course, published, _ = public
+    folder = tmp_path / "students"
+    shutil.copytree(published, folder)
+    readme = (folder / "README.md").read_text()
+    (folder / "README.md").write_text(readme.replace("\n", "\r\n"))  # a clone's line ends are no edit
+    assert publish.edited_since(folder) == []
+    (folder / "README.md").write_text(readme + "Office hours: Tuesday.\n")
+    with pytest.raises(nbgrader_apps.CourseError, match=r"README\.md in .* changed since publish wrote it, and "
+                                                  r"publishing would overwrite it: put the course's own words in "
+                                                  r"the Markdown file \[tool\.maskdiff\] student_notes names"):
+        publish.publish(course, folder)
+    assert (folder / "README.md").read_text().endswith("Office hours: Tuesday.\n")
+
+
+def test_after_the_repository_changes_publish_alone_points_badges_and_reader_at_it(course, tmp_path, capsys):
+    """The instructor's report: public_repository changed, publish run without release. Every badge and
+    every READER_URL published names the new repository, release/ follows, and publish says so."""
+    moved = course_copy(tmp_path / "course", {"public_repository": "a-school/dlm-2027", "public_branch": "fall"})
+    stale = {name: (moved.release_dir / name).read_text() for name in moved.notebooks()}
+    assert publish.disagreements(moved, stale)  # what publish published before, and now refuses
+    assert cli.main(["publish", str(tmp_path / "students"), "--course-dir", str(moved.root)]) == 0
+    said = capsys.readouterr().out
+    fetching = [name for name in moved.notebooks() if "READER_URL" in stale[name]]
+    pointed = f"the set-up cell now fetches the drawing reader from {moved.reader_url()}"
+    # every notebook with drawings fetches the reader: all but notebook 03
+    assert fetching == [name for name in moved.notebooks() if not name.startswith("03")], fetching
+    assert said.count(pointed) == len(fetching), said
+    assert said.count("regenerated from source/ (commit it)") == len(moved.notebooks())
+    assert said.strip().endswith("commit and push it to https://github.com/a-school/dlm-2027"), said
+    readers, badges = [], []
+    for name in moved.notebooks():
+        text = (tmp_path / "students" / name).read_text()
+        assert text == (moved.release_dir / name).read_text()
+        readers += notebooks.READER_LINE.findall("".join(c.source + "\n" for c in notebooks.read_text(text).cells))
+        badges += publish.badge_targets(text)
+    badges += publish.badge_targets((tmp_path / "students" / "README.md").read_text())
+    assert readers == [f'READER_URL = "{moved.reader_url()}"'] * len(fetching)
+    assert moved.reader_url() == "https://raw.githubusercontent.com/a-school/dlm-2027/fall/drawing_reader.py"
+    assert sorted(badges) == sorted([("a-school/dlm-2027", "fall", name) for name in moved.notebooks()] * 2)
+
+
+def test_publish_refuses_notebooks_that_point_elsewhere_than_the_settings(public, tmp_path, monkeypatch):
+    """Were release/ left behind the settings (here: not regenerated), publish says why it stops."""
+    course, _, _ = public
+    monkeypatch.setattr(publish, "release_up_to_date", lambda course_: None)
+    moved = dataclasses.replace(course, public_repository="a-school/dlm-2027")
+    with pytest.raises(nbgrader_apps.CourseError, match=r"refusing to publish, the notebooks do not all point at "
+                                                  r"a-school/dlm-2027 \(branch main\): 01_\w+\.ipynb: a Colab "
+                                                  rf"badge opens {course.public_repository} \(branch main\); .*"
+                                                  r"fetches the drawing reader from https://raw\."):
+        publish.publish(moved, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_closing_line_names_the_placeholder_repository_as_unconfigured(course):
+    assert course.public_repository == PLACEHOLDER_REPOSITORY  # the bundle's own pyproject.toml
+    line = publish.closing(course, "../students", ["a", "b"])
+    assert line == (f"wrote the students' repository (2 files) to ../students; commit and push it to "
+                    f"https://github.com/{PLACEHOLDER_REPOSITORY} (the placeholder: set [tool.maskdiff] "
+                    f"public_repository in pyproject.toml to your students' repository and publish again)")
+    mine = publish.closing(dataclasses.replace(course, public_repository="a-school/dlm-2027"), "x", ["a"])
+    assert "placeholder" not in mine and mine.endswith("https://github.com/a-school/dlm-2027")
+
+
+def test_publish_refuses_folders_it_did_not_write_and_the_course_itself(public, tmp_path):
+    course, _, _ = public
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(nbgrader_apps.CourseError, match="did not write"):
+        publish.publish(course, tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    with pytest.raises(nbgrader_apps.CourseError, match="inside the course repository"):
+        publish.publish(course, course.root / "public")
+    assert not (course.root / "public").exists()
+
+
+def test_publish_refuses_to_write_a_leak(public, tmp_path, monkeypatch):
+    course, _, _ = public
+    real = publish.build
+
+    def leaky(course_, notes):
+        files = real(course_, notes)
+        source = notebooks.read(course.source_dir / course.notebooks()[0])
+        files["README.md"] += "\n".join(sorted(notebooks.secret_lines(source))[:1])
+        return files
+    monkeypatch.setattr(publish, "build", leaky)
+    with pytest.raises(nbgrader_apps.CourseError, match="solution or hidden-test line"):
+        publish.publish(course, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_badges_point_at_the_public_repository(course):
+    for name in course.notebooks():
+        first = notebooks.read(course.release_dir / name).cells[0].source
+        assert publish.badge_targets(first) == [(course.public_repository, course.public_branch, name)]
