@@ -16,7 +16,12 @@ STOPPED = "stopped before doing anything: a bad setting or argument, or no cours
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
               2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
-                 "or the reference (the canary) did not get full marks"}
+                 "or the reference (the canary) did not get full marks",
+              3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
+                 "(another platform's, or it names fewer than half of those who handed in); --any-roster "
+                 "grades with it all the same",
+              4: "nobody was graded and the workspace is unchanged: most students handed in other notebooks "
+                 "of the course than those being graded (named on stderr); --any-notebooks grades all the same"}
 EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
@@ -56,6 +61,12 @@ def parser():
                        help="the class list as the platform exports it (Canvas gradebook CSV, Moodle grading "
                             "worksheet, Gradescope roster, or a CSV with a `student` column): students who "
                             "handed in nothing are graded 0 and listed, files are matched to it")
+    grade.add_argument("--any-roster", action="store_true",
+                       help="grade with --roster even when it is another platform's or names fewer than half "
+                            "of those who handed in (grading stops otherwise, exit 3)")
+    grade.add_argument("--any-notebooks", action="store_true",
+                       help="grade the notebooks asked for even when most students handed in others of the "
+                            "course (grading stops otherwise, exit 4)")
     grade.add_argument("--workspace", metavar="DIR", help="where submitted/, autograded/, feedback/, gradebook.db, "
                                            "grades-by-notebook.csv and grading-summary.* go "
                                            "(default: the course root)")
@@ -129,7 +140,8 @@ def main(argv=None):
         status = dispatch(args)
     except (OSError, RuntimeError, KeyError, ValueError) as err:  # CourseError, SandboxError too
         print(f"error: {err}", file=sys.stderr)
-        return 2
+        from .intake.mistakes import WrongNotebooks, WrongRoster   # (here: --help stays quick)
+        return err.status if isinstance(err, (WrongRoster, WrongNotebooks)) else 2   # their own statuses
     print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
     return status
 
@@ -154,7 +166,7 @@ def dispatch(args):
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
                        notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
-                       roster=args.roster)
+                       roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks)
         if report.canary:
             print(report.canary)
         print_table(report.rows, course.answers_optional)

@@ -65,15 +65,24 @@ def test_a_plot_cell_left_as_the_stub_fails(check):
     assert not outcome.passed and ("drew no figure" in outcome.message or "printed nothing" in outcome.message)
 
 
+def refuses_wrongly_only(mutant):
+    """A bug in what the function refuses, and nothing else: it fails only `.errors` checks (each
+    proven exactly in the function's own tests), so on the valid input a drawing gives it, it does
+    what the reference does, and its drawing is the reference's, which test_the_reference_plot_passes
+    judges already."""
+    return bool(mutant.fails) and all(check.endswith(".errors") for check in mutant.fails)
+
+
 def faithful_plots():
     """(plot check, catalog mutant) for every function mutant whose function the plot's check names:
     the reference's plot cell drawn with the buggy function must still pass (the plot shows what the
-    function does; the bug is charged in the function's own tests only)."""
+    function does; the bug is charged in the function's own tests only). Mutants that only refuse
+    wrongly draw the reference's picture and are left out (about 25 s of CI, notebook 06 mostly)."""
     from tests.mutants import catalog
     pairs = []
     for check in sorted(PLOT_CHECKS):
         names = set(argument_names(check)[1:])
-        pairs += [(check, m) for m in catalog() if m.function in names]
+        pairs += [(check, m) for m in catalog() if m.function in names and not refuses_wrongly_only(m)]
     return pairs
 
 

@@ -22,8 +22,9 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import export_formats as formats, roster as rosters
-from .folder import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, regular_files, student_id
+from . import export_formats as formats, mistakes, roster as rosters
+from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, notebook_files, regular_files,
+                     student_id, students)
 from .unzip import Budget, unpack
 
 INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
@@ -129,9 +130,12 @@ def latest(entries, by_key, platform, export):
 
 # --- taking an export in -------------------------------------------------------------------------
 
-def take_in(course, submissions, workspace, roster=None):
+def take_in(course, submissions, workspace, roster=None, expected=None, any_roster=False, any_notebooks=False):
     """(the folder to grade, with one sub-folder per student; the Intake, or None where submissions is
-    already collected/ and there is no roster)."""
+    already collected/ and there is no roster). A roster that is not this export's class list, and a
+    batch of other notebooks than `expected` (course/intake/mistakes.py), stop it before it writes
+    anything, unless any_roster / any_notebooks."""
+    checks = Checks(course, expected, any_roster, any_notebooks)
     source = Path(submissions)
     workspace = Path(workspace)
     if not source.exists():
@@ -145,8 +149,9 @@ def take_in(course, submissions, workspace, roster=None):
         if platform is None:
             raise ValueError(_nothing_to_grade(source, folder))
         if platform == "collected" and roster is None and not notes:
+            checks.notebooks({sid: [p.name for p in notebook_files(path)] for sid, path in students(source).items()})
             return source, None
-        return _stage(course, source, folder, platform, workspace, roster, notes)
+        return _stage(course, source, folder, platform, workspace, roster, notes, checks)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 
@@ -170,12 +175,30 @@ def _nothing_to_grade(source, folder):
             f"nbgrader's submitted/ (see the instructors' guide, 'Taking in submissions')")
 
 
-def _stage(course, source, folder, platform, workspace, roster_file, notes):
+class Checks:
+    """The checks of an instructor's input take_in runs before it writes (course/intake/mistakes.py)."""
+
+    def __init__(self, course, expected, any_roster, any_notebooks):
+        self.course, self.expected = course, expected or course.notebooks()
+        self.any_roster, self.any_notebooks = any_roster, any_notebooks
+
+    def roster(self, platform, kind, roster_file, students, chosen):
+        if not self.any_roster:
+            handed = [sid for sid in students if chosen.get(sid)]
+            mistakes.check_roster(platform, kind, Path(roster_file).name, len(handed),
+                                  sum(students[sid].on_roster for sid in handed))
+
+    def notebooks(self, files):
+        if not self.any_notebooks:
+            mistakes.check_notebooks(files, self.expected, self.course.notebooks())
+
+
+def _stage(course, source, folder, platform, workspace, roster_file, notes, checks):
     intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes))
     readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
                "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}
     entries = readers[platform](folder, intake.unmatched, intake.notes)
-    people = None
+    people, kind = None, None
     if roster_file:
         kind, people = rosters.read(roster_file)
         intake.notes.append(f"roster {Path(roster_file).name}: {len(people)} students ({kind})")
@@ -186,6 +209,9 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes):
                 by_key[student_id(path.name)] = Student(student_id(path.name), student_id(path.name), path.name)
         intake.students = {s.id: s for s in by_key.values()}
     chosen = latest(entries, by_key, platform, folder)
+    if roster_file:
+        checks.roster(platform, kind, roster_file, intake.students, chosen)
+    checks.notebooks({sid: list(files) for sid, files in chosen.items()})
     staged = workspace / STAGED
     shutil.rmtree(staged, ignore_errors=True)
     for sid, student in intake.students.items():

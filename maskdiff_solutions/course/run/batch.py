@@ -75,7 +75,7 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
-          canary=True, prove_again=False, roster=None):
+          canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/run/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -84,7 +84,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     Dask worker, its cores per thread). The results depend on none of jobs and notebook_jobs.
     canary: grade the reference solution first, and nobody unless it gets full marks, once per grading
     setup (course/run/canary.py); prove_again: even where the workspace's canary-proof.json says it passed.
-    submissions: collected/ or a platform's export (course/intake/platforms.py); roster: its class list."""
+    submissions: collected/ or a platform's export (course/intake/platforms.py); roster: its class list.
+    A roster that is not the export's class list, or a batch of other notebooks than those graded, stops
+    grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
         raise FileNotFoundError(f"no submissions folder or export at {submissions}")
@@ -95,12 +97,14 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
     held = workspace_lock.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
+    # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
+    submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
+                                            any_notebooks)
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
     if course.answers_optional:  # ... which gives the written answers their points again
         make_optional(workspace / "gradebook.db", course.assignment)
-    submissions, intake = platforms.take_in(course, submissions, workspace, roster)
     if intake and progress:
         print(intake.summary(), file=sys.stderr)
     batch = students(submissions)

@@ -95,3 +95,33 @@ def test_the_other_platform_is_refused_with_the_reason(canvas_graded, course):
     workspace, report = canvas_graded
     with pytest.raises(ValueError, match="taken in from canvas"):
         returns.put_back(course, workspace, "moodle", report.rows)
+
+
+def test_a_wrong_roster_or_week_leaves_the_grades_and_their_export_alone(canvas_graded, course, tmp_path):
+    """The two mistakes of a tired instructor, through the command line, on a graded workspace: a Moodle
+    worksheet given with the Canvas zip (exit 3) and week 2's zip graded as notebook 01 (exit 4). Both
+    stop before the workspace changes, so the next export writes what it wrote before: nobody zeroed."""
+    import hashlib
+    from maskdiff_solutions.course import cli
+    workspace, _ = canvas_graded
+
+    def exported():
+        rows, _, _ = export(course, workspace)
+        returns.put_back(course, workspace, "canvas", rows, "Masked diffusion (777)")
+        return (workspace / "grades-canvas.csv").read_bytes()
+
+    def snapshot():
+        return {str(p.relative_to(workspace)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(workspace.rglob("*")) if p.is_file() and p.name != ".grading.lock"}
+
+    before, files = exported(), snapshot()
+    export_zip, _ = exports.canvas(course, tmp_path)
+    _, worksheet = exports.moodle(course, tmp_path)
+    week2 = exports.write_zip(tmp_path / "week2.zip", {
+        f"doejane_4242_1001_02_undiffusing.ipynb": (course.release_dir / "02_undiffusing.ipynb").read_bytes()})
+    common = ["--course-dir", str(course.root), "grade", "--workspace", str(workspace), "--notebook", "01",
+              "--no-canary", "--sandbox", "off"]
+    assert cli.main(common + [str(export_zip), "--roster", str(worksheet)]) == 3
+    assert cli.main(common + [str(week2)]) == 4
+    assert snapshot() == files
+    assert exported() == before
