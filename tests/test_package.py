@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,3 +50,16 @@ def test_the_client_finds_the_in_process_grader_by_its_entry_point():
     import maskdiff_client
     from maskdiff_solutions import grading
     assert maskdiff_client._in_process() is grading.run
+
+
+def test_git_ignores_no_file_of_the_packages_or_the_tests():
+    """The course's .gitignore keeps student data out of git by name (intake/, feedback/ ...): none of
+    its lines may hide a module of the packages or a test, which would then never reach CI or a clone."""
+    import shutil
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    files = [str(p.relative_to(ROOT)) for folder in ("maskdiff_solutions", "maskdiff_client", "tests", "benchmarks")
+             for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    done = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT, input="\n".join(files),
+                          capture_output=True, text=True)
+    assert done.stdout.split() == [], f"git ignores these, so they never reach a clone: {done.stdout.split()}"

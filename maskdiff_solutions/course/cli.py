@@ -16,7 +16,8 @@ STOPPED = "stopped before doing anything: a bad setting or argument, or no cours
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
               2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
-                 "or the reference (the canary) did not get full marks",
+                 "a workspace where git would track the students' files, or the reference (the canary) did "
+                 "not get full marks",
               3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
@@ -67,6 +68,9 @@ def parser():
     grade.add_argument("--any-notebooks", action="store_true",
                        help="grade the notebooks asked for even when most students handed in others of the "
                             "course (grading stops otherwise, exit 4)")
+    grade.add_argument("--workspace-in-git", action="store_true",
+                       help="grade into a workspace inside a git work tree even where git would track the "
+                            "students' files (grading stops otherwise, exit 2)")
     grade.add_argument("--workspace", metavar="DIR", help="where submitted/, autograded/, feedback/, gradebook.db, "
                                            "grades-by-notebook.csv and grading-summary.* go "
                                            "(default: the course root)")
@@ -166,7 +170,8 @@ def dispatch(args):
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
                        notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
-                       roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks)
+                       roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks,
+                       in_git=args.workspace_in_git)
         if report.canary:
             print(report.canary)
         print_table(report.rows, course.answers_optional)

@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 
 from ...grading.core import grading_seed
 from ..intake import platforms
-from ..records import totals, workspace_lock
+from ..records import totals, untracked, workspace_lock
 from . import by_notebook, cluster, rerun, student as one_student
 from ..records.answers import make_optional
 from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
@@ -75,7 +75,7 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
-          canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False):
+          canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False, in_git=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/run/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -86,11 +86,15 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     setup (course/run/canary.py); prove_again: even where the workspace's canary-proof.json says it passed.
     submissions: collected/ or a platform's export (course/intake/platforms.py); roster: its class list.
     A roster that is not the export's class list, or a batch of other notebooks than those graded, stops
-    grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks."""
+    grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
+    so does a workspace inside a git work tree that git would not ignore (course/records/untracked.py),
+    unless in_git."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
         raise FileNotFoundError(f"no submissions folder or export at {submissions}")
     limits = check_settings(course, jobs, executor, retries, timeout, scheduler, notebook_jobs)
+    if not in_git:
+        untracked.check(workspace)   # students' files never go where `git add -A` takes them
     if notebook_jobs is None and executor == "local":
         notebook_jobs = by_notebook.default_jobs(jobs)
     selected = course.select(notebooks)

@@ -1,0 +1,86 @@
+"""Students' files never reach git by accident (course/records/untracked.py): the workspaces the guide
+grades into are ignored by the course's .gitignore, `grade` stops before it writes into a workspace
+where git would track them, and following docs/platforms/canvas.md inside a clone leaves `git status`
+clean."""
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from maskdiff_solutions.course import cli
+from maskdiff_solutions.course.records import untracked
+from tests.support import exports
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def repository(folder, ignore=""):
+    folder.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", cwd=folder)
+    (folder / ".gitignore").write_text(ignore)
+    return folder
+
+
+def test_a_workspace_git_would_track_is_found_and_one_it_ignores_is_not(tmp_path):
+    repo = repository(tmp_path / "course", "grading/\n")
+    assert untracked.tracked_files(repo / "grading" / "week1") == ([], repo.resolve())
+    tracked, top = untracked.tracked_files(repo / "marks" / "week1")
+    assert top == repo.resolve() and set(tracked) == set(untracked.STUDENT_FILES)
+    assert untracked.tracked_files(tmp_path / "elsewhere") == ([], None)   # no work tree: nothing to say
+    with pytest.raises(untracked.TrackedWorkspace, match=r"add `marks/` to .*\.gitignore.*--workspace-in-git"):
+        untracked.check(repo / "marks" / "week1")
+    with pytest.raises(untracked.TrackedWorkspace, match=r"add `autograded/` and `feedback-canvas/`"):
+        untracked.check(repository(tmp_path / "bare", "submitted/\nfeedback/\n*.db\ngrades-*.csv\nintake/\n"
+                                                      "intake.json\nfeedback-moodle.zip\n"))
+
+
+def test_every_workspace_the_docs_suggest_is_ignored_by_the_course():
+    suggested = set()
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        suggested |= set(re.findall(r"--workspace ([\w./-]+)", page.read_text()))
+    in_course = {w for w in suggested if not w.startswith(("/", "~", "DIR"))}
+    assert in_course, "the docs suggest no workspace inside the course any more: update this test"
+    for workspace in sorted(in_course):
+        assert untracked.tracked_files(ROOT / workspace)[0] == [], f"git would track students' files in {workspace}"
+
+
+def test_grade_stops_before_it_writes_into_a_tracked_workspace(course, tmp_path, capsys):
+    repo = repository(tmp_path / "mine")
+    (tmp_path / "collected" / "ann").mkdir(parents=True)
+    argv = ["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--workspace",
+            str(repo / "week1"), "--no-canary", "--sandbox", "off"]
+    assert cli.main(argv) == 2
+    assert "git would track the students' files" in capsys.readouterr().err
+    assert not (repo / "week1").exists() and git("status", "--porcelain", cwd=repo) == "?? .gitignore\n"
+
+
+@pytest.mark.slow  # a clone, nbgrader's generate_assignment, an export: about 20 s
+def test_following_the_canvas_guide_in_a_clone_leaves_git_status_clean(course, tmp_path):
+    """The guide's own commands, word for word but for the downloads' paths, in a fresh clone of the
+    course (its committed files): Canvas's students hand in a PDF and a stranger's file each (what
+    grading writes for them is what it writes for any student, without a kernel), then export."""
+    clone = tmp_path / "course"
+    git("clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    exports.write_zip(downloads / "submissions.zip", {"nunezzoe_6161_1003_homework.pdf": b"%PDF-1.4",
+                                                      "doejane_4242_1001_notes.txt": b"see attached"})
+    _, roster = exports.canvas(course, tmp_path)
+    roster.rename(downloads / "gradebook.csv")
+    guide = (ROOT / "docs" / "platforms" / "canvas.md").read_text()
+    commands = re.findall(r"^\s*(python -m maskdiff_solutions (?:grade|export) .*)$", guide, re.MULTILINE)
+    assert [c.split()[3] for c in commands] == ["grade", "export"], commands
+    for command in commands:
+        argv = shlex.split(command.replace("~/Downloads", str(downloads)))
+        done = subprocess.run([sys.executable, *argv[1:]], cwd=clone, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    written = {p.relative_to(clone / "grading" / "week1").parts[0] for p in (clone / "grading" / "week1").rglob("*")}
+    assert {"feedback", "grades-by-notebook.csv", "grades-canvas.csv", "intake"} <= written, written
+    assert git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
