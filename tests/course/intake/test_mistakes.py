@@ -105,3 +105,13 @@ def test_the_overrides_take_the_input_as_it_is(course, tmp_path):
     week2 = exports.write_zip(tmp_path / "week2.zip", {f"doejane_4242_1001_{NB02}": b"{}"})
     folder, intake = platforms.take_in(course, week2, tmp_path / "ws2", None, [NB01], any_notebooks=True)
     assert intake.platform == "canvas"
+
+
+def test_the_guides_state_the_statuses_the_command_gives():
+    from maskdiff_solutions.course.cli import GRADE_EXIT
+    from tests.support.docs import DOCS
+    assert "roster" in GRADE_EXIT[mistakes.WrongRoster.status] and "notebooks" in GRADE_EXIT[mistakes.WrongNotebooks.status]
+    for platform in ("canvas", "moodle", "gradescope"):
+        text = " ".join((DOCS / "platforms" / f"{platform}.md").read_text().split())
+        assert (f"exit {mistakes.WrongRoster.status} when the roster is another platform's" in text
+                and f"exit {mistakes.WrongNotebooks.status} when most students handed in" in text), platform
