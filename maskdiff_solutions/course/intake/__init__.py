@@ -1,1 +1,1 @@
-"""What comes in: a platform's export, the roster, zips, a student's folder and its notebooks, repaired against the release. Imports only course/layout.py."""
+"""What comes in: a platform's export, the roster, zips, a student's folder and its notebooks repaired against the release, and an instructor's input checked before anything is written. Imports only course/layout.py."""

@@ -38,8 +38,8 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ...grading.core import grading_seed
-from ..intake import platforms
-from ..records import totals, untracked, workspace_lock
+from ..intake import platforms, untracked
+from ..records import totals, workspace_lock
 from . import by_notebook, cluster, rerun, student as one_student
 from ..records.answers import make_optional
 from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
@@ -87,7 +87,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     submissions: collected/ or a platform's export (course/intake/platforms.py); roster: its class list.
     A roster that is not the export's class list, or a batch of other notebooks than those graded, stops
     grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
-    so does a workspace inside a git work tree that git would not ignore (course/records/untracked.py),
+    so does a workspace inside a git work tree that git would not ignore (course/intake/untracked.py),
     unless in_git."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():

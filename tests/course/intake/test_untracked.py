@@ -1,4 +1,4 @@
-"""Students' files never reach git by accident (course/records/untracked.py): the workspaces the guide
+"""Students' files never reach git by accident (course/intake/untracked.py): the workspaces the guide
 grades into are ignored by the course's .gitignore, `grade` stops before it writes into a workspace
 where git would track them, and following docs/platforms/canvas.md inside a clone leaves `git status`
 clean."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.records import untracked
+from maskdiff_solutions.course.intake import untracked
 from tests.support import exports
 
 ROOT = Path(__file__).resolve().parents[3]
