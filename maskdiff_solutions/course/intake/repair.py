@@ -54,7 +54,7 @@ def load(path):
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as err:
-        raise Unreadable(f"the file is not valid JSON ({err.msg} at line {err.lineno})") from None
+        raise Unreadable(_not_json(err)) from None
     except RecursionError:
         raise Unreadable("the file's JSON is nested too deeply to be a notebook") from None
     if isinstance(data, dict) and data.get("nbformat") == 3 and "worksheets" in data:
@@ -84,6 +84,17 @@ def _signature(cell):
         return None
     names = notebooks.defined_functions(cell.source)
     return names[0] if names else None
+
+
+def _not_json(err):
+    """What is wrong with a file that is not JSON, and, when it stops short (a download or an upload that
+    did not finish), that it is cut off and how to get it whole."""
+    where = f"line {err.lineno}"
+    said = f"{err.msg} {where}" if err.msg.endswith(" at") else f"{err.msg} at {where}"
+    if err.msg.startswith("Unterminated string") or err.pos >= len(err.doc.rstrip()) - 1:
+        return (f"the file is cut off ({said}, its end): it was not downloaded or uploaded whole; download it "
+                f"from the platform again, or ask the student to hand it in again")
+    return f"the file is not valid JSON ({said})"
 
 
 def recognised_share(nb, release_nb):

@@ -110,9 +110,16 @@ def moodle_name(name):
     return re.sub(r"[_/\\]+", " ", name).strip() or "student"
 
 
+def headline(record, pending=""):
+    """The total as a student must read it: 'so far' while a person has points still to award."""
+    if pending or _pending(record):
+        return f"{record['total']:g} points so far, out of {record['out_of']:g}"
+    return f"{record['total']:g} out of {record['out_of']:g} points"
+
+
 def comment(record, pending=""):
     """The feedback comment: the total, each notebook, and what is not graded yet."""
-    parts = [f"{record['total']:g} out of {record['out_of']:g} points"]
+    parts = [headline(record, pending)]
     if record["not_graded"]:
         parts.append(f"not graded: {record['not_graded']} (see the feedback files)")
     if pending:
@@ -123,6 +130,7 @@ def comment(record, pending=""):
 def _combined(workspace, course, sid, record, path):
     """One page holding each notebook's feedback page whole (its own styles intact)."""
     pages = sorted((workspace / "feedback" / sid / course.assignment).glob("*.html"))
+    still = f"; still to grade: {_pending(record)}" if _pending(record) else ""
     frames = "\n".join(f'<h2>{html.escape(page.stem)}</h2>\n<iframe title="{html.escape(page.stem)}" '
                        f'style="width:100%;height:80vh;border:1px solid #ccc" '
                        f'srcdoc="{html.escape(page.read_text(encoding="utf-8", errors="replace"))}"></iframe>'
@@ -130,7 +138,7 @@ def _combined(workspace, course, sid, record, path):
     path.write_text(f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(course.assignment)}: feedback</title></head>
 <body style="font-family:sans-serif;margin:1em 2em">
-<h1>{html.escape(course.assignment)}: {record['total']:g} out of {record['out_of']:g} points</h1>
+<h1>{html.escape(course.assignment)}: {html.escape(headline(record))}{html.escape(still)}</h1>
 {frames}
 </body></html>
 """, encoding="utf-8")

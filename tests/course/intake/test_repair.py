@@ -114,6 +114,9 @@ def test_colab_format_is_accepted(pair, tmp_path):
 @pytest.mark.parametrize("content, says", [
     ("", "empty"), ("  \n", "empty"), ("{ nope", "not valid JSON"), ("[1, 2]", "not a notebook"),
     ('{"cells": [], "nbformat": 3}', "format 3"),
+    # cut off in a string, or after a comma: said so, with the way to a whole file
+    ('{"cells": [{"source": "import tor', r"cut off \(Unterminated string starting at line 1, its end\).* again"),
+    ('{"cells": [{"source": "x"},\n', r"cut off \(Expecting value at line 2, its end\): it was not downloaded"),
 ])
 def test_unreadable_files_say_why(tmp_path, content, says):
     path = tmp_path / "x.ipynb"

@@ -194,8 +194,8 @@ def test_the_feedback_shows_the_students_own_figure_and_what_awaits_a_person(gra
     pending = report.rows[0].manual_pending
     assert pending == report.rows[0].manual_max == manual_points(NB)
     auto, unsure = auto_points(NB), points(NB, "test_" + REVIEWED)
-    assert (f"Score so far: {auto - unsure:g} / {auto - unsure:g}; {pending + unsure:g} points still to be "
-            f"graded by a person") in html
+    assert (f"Score so far: {auto - unsure:g} of {auto + pending:g} points; {pending + unsure:g} points still to "
+            f"be graded by a person") in html
     assert "to be graded by a person (2 points)" in html
     assert "Score: 0 / 2" not in html and "Score: 0.0 / 2.0" not in html
 

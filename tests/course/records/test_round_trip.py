@@ -76,7 +76,11 @@ def test_canvas_takes_the_grades_back(canvas_graded, course):
     # written answers are still to grade: no grade yet where they count, never a grade that drops later
     assert grades["7171"]["Masked diffusion (777)"] == 0.0
     assert grades["4242"]["Masked diffusion (777)"] is None and dict(blank)["doejane_4242"]
-    assert (workspace / "feedback-canvas" / "4242.html").read_text().count("<iframe") == 1
+    page = (workspace / "feedback-canvas" / "4242.html").read_text()
+    assert page.count("<iframe") == 1
+    # Jane's written answers await a person: her page never reads as a final mark
+    assert "maskdiff: 16 points so far, out of 18; still to grade: 2 points of written answers to grade" in page
+    assert "Score so far: 16 of 18 points; 2 points still to be graded by a person" in page
 
 
 def test_moodle_takes_the_grades_and_the_feedback_back(moodle_graded, course):
