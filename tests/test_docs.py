@@ -311,3 +311,16 @@ def test_the_readme_states_what_each_exit_status_of_grade_means():
         words = meaning.split(":")[0].split("(")[0].strip()
         assert words.split()[0] in README and str(code) in README, (code, words)
     assert 'their rows say "grading crashed"' in one_line(README)
+
+
+def test_the_pages_read_whole_as_plain_markdown():
+    """On GitHub as on the site: the reference's tables are committed as the code makes them (not left
+    to the site's build), and no page but Course authoring (this repository's CONTRIBUTING.md, which
+    GitHub shows as it is) includes another file."""
+    from maskdiff_solutions.course.cli_reference import MARKERS, fill
+    page = (ROOT / "docs" / "reference.md").read_text()
+    assert all(start in page and end in page for start, end in MARKERS)
+    assert fill(page) == page, ("docs/reference.md's tables are stale: python -m "
+                                "maskdiff_solutions.course.cli_reference docs/reference.md")
+    including = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md") if "--8<--" in p.read_text())
+    assert including == ["docs/authoring.md"], including

@@ -80,13 +80,27 @@ def settings_markdown():
     return "\n".join(lines) + "\n"
 
 
-MARKERS = {"<!-- commands: made from the parser -->": commands_markdown,
-           "<!-- settings: made from the code -->": settings_markdown}
+# A block between a start marker and its end holds the tables: committed, so that the page reads whole
+# as plain Markdown (on GitHub too), and made again by every site build, so it cannot drift (a test
+# holds the committed block to the code: `python -m maskdiff_solutions.course.cli_reference PAGE`
+# rewrites it).
+MARKERS = {("<!-- commands: made from the parser -->", "<!-- end of the commands -->"): commands_markdown,
+           ("<!-- settings: made from the code -->", "<!-- end of the settings -->"): settings_markdown}
 
 
 def fill(markdown):
-    """A page with each marker replaced by what it stands for."""
-    for marker, make in MARKERS.items():
-        if marker in markdown:
-            markdown = markdown.replace(marker, make())
+    """A page with each marked block (or a lone start marker) holding what it stands for."""
+    for (start, end), make in MARKERS.items():
+        if start not in markdown:
+            continue
+        before, _, after = markdown.partition(start)
+        after = after.partition(end)[2] if end in after else after
+        markdown = f"{before}{start}\n\n{make().strip()}\n\n{end}{after}"
     return markdown
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+    for name in sys.argv[1:]:
+        Path(name).write_text(fill(Path(name).read_text()))

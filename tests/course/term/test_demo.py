@@ -50,11 +50,11 @@ def test_the_demos_bug_is_a_mutant_of_the_catalog():
 
 
 def test_the_demo_output_in_the_docs_is_what_the_demo_prints(course, graded_batch):
-    """docs/demo-output.txt (shown in Getting started) was printed by the demo: each row's autograded
+    """The demo's printout shown in Getting started was printed by the demo: each row's autograded
     points and each student's total are what grading these submissions gives (the buggy student's
     other notebooks score as the reference's, as shown above)."""
-    from tests.support.docs import DOCS
-    shown = (DOCS / "demo-output.txt").read_text()
+    from tests.support.docs import demo_output
+    shown = demo_output()
     graded = graded_batch[1]
     holding = bug_notebooks(course, demo.BUG)
     totals = {}
