@@ -112,8 +112,9 @@ def parser():
                              "of the export `grade` took in")
     export.add_argument("--column", metavar="NAME",
                         help="with --to canvas: the assignment's column as Canvas's gradebook export names it, "
-                             "e.g. 'Masked diffusion (12345)' (default: the course's assignment name, which Canvas "
-                             "imports as a new assignment)")
+                             "e.g. 'Masked diffusion (12345)'; checked against the roster grading took in (a "
+                             "missing or unknown one stops, naming its columns); with no roster, the course's "
+                             "assignment name, which Canvas imports as a new assignment")
     publish = commands.add_parser("publish", parents=[common], help="release, then write the students' "
                                   "public repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",
@@ -187,6 +188,11 @@ def dispatch(args):
     if args.command == "export":
         from .records.export import export
         from .records.rows import print_table
+        if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
+            from .records.returns import canvas_column
+            args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
+            if note:
+                print(note, file=sys.stderr)
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():

@@ -125,3 +125,14 @@ def _getter(columns):
     def get(row, name):
         return (row.get(columns.get(name, name)) or "").strip()
     return get
+
+
+def canvas_assignments(path):
+    """The assignment columns of a Canvas gradebook export (`Name (id)`), in its order; [] for any other
+    file, or none."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [name for name in header if re.fullmatch(r".+\(\d+\)", name.strip())]

@@ -12,13 +12,16 @@ A student with points still to grade by a person (written answers, drawings to r
 yet, never a grade that would drop when those points come: their line is left blank and named.
 """
 import csv
+import difflib
 import html
 import re
+import shlex
 import time
 import zipfile
 from pathlib import Path
 
 from . import totals
+from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from .rows import CSV_NAME
 
@@ -45,6 +48,28 @@ def put_back(course, workspace, platform, rows, column=None):
     else:
         paths = _moodle(course, workspace, intake, records, dict(blank))
     return paths, blank
+
+
+def canvas_column(workspace, column, default):
+    """The gradebook column `export --to canvas` writes: checked against the assignment columns of the
+    roster grading took in (a mistyped or missing --column makes Canvas create a new assignment, and the
+    real one keeps its old marks). Returns (the column, a note for the instructor or "")."""
+    intake = Intake.load(workspace)
+    roster = Path(intake.roster) if intake and intake.roster else None
+    known = rosters.canvas_assignments(roster) if roster and roster.is_file() else []
+    if column is None and known:
+        raise ValueError(f"name the assignment's column in Canvas: --column {shlex.quote(known[0])} (the "
+                         f"assignment columns of the roster {roster.name}: {', '.join(known)}); without it Canvas "
+                         f"would import the grades as a new assignment")
+    if column is not None and known and column not in known:
+        close = difflib.get_close_matches(column, known, n=1, cutoff=0.4)
+        raise ValueError(f"--column {column!r} is no assignment column of the roster {roster.name}"
+                         + (f": did you mean {close[0]!r}?" if close else "") + f" (its assignment columns: "
+                         f"{', '.join(known)}); Canvas would import the grades as a new assignment")
+    if column is None:
+        return default, (f"column: {default!r}, which Canvas imports as a new assignment (no roster to check "
+                         f"against: --column names an existing one)")
+    return column, ""
 
 
 def _pending(record):

@@ -129,3 +129,17 @@ def test_a_wrong_roster_or_week_leaves_the_grades_and_their_export_alone(canvas_
     assert cli.main(common + [str(week2)]) == 4
     assert snapshot() == files
     assert exported() == before
+
+
+def test_a_missing_or_mistyped_canvas_column_stops_export_before_it_writes(canvas_graded, course, capsys):
+    """Without --column, or with one the roster grading took in does not hold, Canvas would import the
+    grades as a new assignment: export stops at once, naming the roster's assignment columns."""
+    from maskdiff_solutions.course import cli
+    workspace, _ = canvas_graded
+    written = {p: p.stat().st_mtime_ns for p in workspace.rglob("*") if p.is_file()}
+    common = ["--course-dir", str(course.root), "export", "--workspace", str(workspace), "--to", "canvas"]
+    assert cli.main(common) == 2
+    assert "--column 'Masked diffusion (777)'" in capsys.readouterr().err
+    assert cli.main(common + ["--column", "Masked difusion (777)"]) == 2
+    assert "did you mean 'Masked diffusion (777)'?" in capsys.readouterr().err
+    assert {p: p.stat().st_mtime_ns for p in workspace.rglob("*") if p.is_file()} == written
