@@ -21,6 +21,11 @@ CACHE_VARIABLE = "MASKDIFF_CACHE"          # where notebook 03's stand-in networ
 COURSE_ID = "maskdiff"                     # nbgrader's course_id of every gradebook we open
 
 
+def plural(count, word, words=None):
+    """'1 student', '2 students': one spelling of a count in every message the course prints."""
+    return f"{count:g} {word if count == 1 else words or word + 's'}"
+
+
 def cache_folder():
     """The stand-in cache: $MASKDIFF_CACHE, else ~/.cache/maskdiff (models.StandIn's default too, which
     a notebook cell holds verbatim and so cannot import)."""

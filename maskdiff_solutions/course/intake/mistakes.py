@@ -5,6 +5,7 @@ how to go on all the same (its own exit status: cli.GRADE_EXIT)."""
 from collections import Counter
 
 from .folder import canonical_name
+from ..layout import plural
 
 PLATFORMS = ("canvas", "moodle", "gradescope")
 NAMES = {"canvas": "Canvas", "moodle": "Moodle", "gradescope": "Gradescope", "ids": "a list of ids"}
@@ -28,8 +29,8 @@ def check_roster(platform, kind, roster, handed, on_roster):
                           f"export: give {NAMES[platform]}'s own class list (docs/platforms/{platform}.md), or "
                           f"--any-roster to grade with this one all the same")
     if handed and on_roster * 2 < handed:
-        raise WrongRoster(f"the roster {roster} names only {on_roster} of the {handed} "
-                          f"student{'s' if handed != 1 else ''} who handed in: is it another class's or "
+        raise WrongRoster(f"the roster {roster} names only {on_roster} of the {plural(handed, 'student')} "
+                          f"who handed in: is it another class's or "
                           f"another term's? Give this class's list, or --any-roster to grade with it all the same")
 
 
@@ -49,7 +50,7 @@ def check_notebooks(files, expected, course_notebooks):
             found.update(others[kind] for kind in kinds & set(others))
     if handed and elsewhere * 2 > handed:
         seen = ", ".join(f"{name} ({count})" for name, count in found.most_common(3))
-        raise WrongNotebooks(f"{elsewhere} of the {handed} students who handed in notebooks handed in none of "
+        raise WrongNotebooks(f"{elsewhere} of the {plural(handed, 'student')} who handed in notebooks handed in none of "
                              f"{', '.join(expected)} but other notebooks of the course: {seen}. Is this "
                              f"another week's export? Grade it with --notebook for those, or "
                              f"--any-notebooks to grade {', '.join(expected)} all the same")

@@ -26,6 +26,7 @@ from . import export_formats as formats, mistakes, roster as rosters
 from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, notebook_files, regular_files,
                      student_id, students)
 from .unzip import Budget, unpack
+from ..layout import plural
 
 INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
 MAX_EXPORT_FILES, MAX_EXPORT_BYTES = 100_000, 8 << 30
@@ -201,7 +202,9 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes, chec
     people, kind = None, None
     if roster_file:
         kind, people = rosters.read(roster_file)
-        intake.notes.append(f"roster {Path(roster_file).name}: {len(people)} students ({kind})")
+        intake.notes.append(f"roster {Path(roster_file).name}: {plural(len(people), 'student')} ({kind})")
+        intake.notes += [f"roster {Path(roster_file).name}: Canvas's test student ({name}) left out: not a "
+                         f"student of the class" for name in rosters.test_students(roster_file)]
     by_key = match(platform, entries, people, intake)
     if platform == "collected":  # every folder is a student, even an empty one
         for path in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()):
@@ -268,7 +271,7 @@ def report(intake, limit=20):
     """The intake in lines: counts first, then each kind of case that needs a look."""
     students = list(intake.students.values())
     handed = [s for s in students if s.files]
-    lines = [f"intake: {intake.platform} export {Path(intake.source).name}: {len(handed)} students handed in"
+    lines = [f"intake: {intake.platform} export {Path(intake.source).name}: {plural(len(handed), 'student')} handed in"
              + (f", {len(students) - len(handed)} handed in nothing" if len(handed) < len(students) else "")]
     lines += [f"  {note}" for note in intake.notes]
 

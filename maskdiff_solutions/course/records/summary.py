@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ... import colab  # noqa: E402
+from ..layout import plural  # noqa: E402
 
 BAR = 30  # characters of a full terminal bar
 
@@ -57,7 +58,7 @@ def text(report):
     lines.append("statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     if report.answers_optional:
         lines.append("written answers: optional in this course, not graded; these totals are the grades")
-    lines.append(f"autograded totals (out of {most:g}), {len(scores)} students:")
+    lines.append(f"autograded totals (out of {most:g}), {plural(len(scores), 'student')}:")
     counts = Counter(scores.values())
     top = max(counts.values(), default=1)
     for score in sorted(counts):
@@ -83,7 +84,7 @@ def figure(report):
     right.set_xlabel(f"autograded points (out of {most:g})")
     right.set_ylabel("students")
     right.yaxis.set_major_locator(MaxNLocator(integer=True))   # never 1.25 students
-    right.set_title(f"totals of {len(scores)} students")
+    right.set_title(f"totals of {plural(len(scores), 'student')}")
     fig.tight_layout()
     return fig
 

@@ -225,3 +225,16 @@ def test_a_roster_from_excel_on_windows_and_bad_rosters(tmp_path):
     path.write_text("student\nada\nada\n")
     with pytest.raises(ValueError, match="names the id ada twice"):
         rosters.read(path)
+
+
+def test_canvas_test_student_is_named_when_left_out_and_counts_read_right(course, tmp_path):
+    """Canvas puts its Student View user on every gradebook export: left out, with a line that says so;
+    and a count of one is '1 student'."""
+    from maskdiff_solutions.course.intake.platforms import take_in
+    from maskdiff_solutions.course.layout import plural
+    export, roster = exports.canvas(course, tmp_path)
+    _, intake = take_in(course, export, tmp_path / "ws", roster)
+    assert "roster canvas-gradebook.csv: Canvas's test student (Student, Test) left out: not a student of the class" \
+        in intake.notes
+    assert "9999" not in {s.key for s in intake.students.values()}
+    assert (plural(1, "student"), plural(2, "student"), plural(1.5, "point")) == ("1 student", "2 students", "1.5 points")
