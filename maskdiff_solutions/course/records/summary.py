@@ -39,7 +39,11 @@ def totals(report):
 def text(report):
     rates, (scores, most) = pass_rates(report), totals(report)
     width = max((len(f"{nb}/{test}") for nb, test in rates), default=10)
-    lines = ["per-test pass rates (autograded notebooks):"]
+    left = Counter(row.status for row in report.rows if row.status in ("missing", "failed"))
+    kept_out = ", ".join(f"{plural(n, 'notebook')} {status}" for status, n in sorted(left.items()))
+    counted = ("per-test pass rates, over the notebooks that were autograded"
+               + (f" ({kept_out} left out: their rows say why, and they count 0 in the totals)" if left else "") + ":")
+    lines = [counted]
     for (notebook, test), (passed, graded) in rates.items():
         share = passed / graded
         lines.append(f"  {notebook + '/' + test:<{width}} {'#' * round(BAR * share):<{BAR}} "

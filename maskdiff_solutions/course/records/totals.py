@@ -87,6 +87,7 @@ def not_graded_pages(rows, feedback_dir, assignment, notebook_files):
 
 def _page(row, file_name):
     what = "was not handed in" if row.status == "missing" else "could not be graded"
+    why = (row.reason or what).replace(f"; {HOW_TO_HAND_IN}", "")   # said once, below, with the file's name
     return f"""<!DOCTYPE html>
 {NOT_GRADED_MARK}
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(row.notebook)}: not graded</title>
@@ -94,7 +95,7 @@ def _page(row, file_name):
 .why{{background:#fff4e5;border-left:4px solid #e69500;padding:.5em 1em}}</style></head>
 <body><h1>{html.escape(row.notebook)}: 0 out of {row.auto_max + row.manual_max:g} points</h1>
 <p>This notebook {what}, so it scores 0 out of its {row.auto_max + row.manual_max:g} points.</p>
-<p class="why"><strong>Why:</strong> {html.escape(row.reason or what)}</p>
+<p class="why"><strong>Why:</strong> {html.escape(why)}</p>
 <p><strong>What to hand in:</strong> {html.escape(file_name)}: {html.escape(HOW_TO_HAND_IN)}.
 If you handed it in and think this is wrong, write to your course staff with this page.</p>
 </body></html>

@@ -21,7 +21,8 @@ def point_readers(course):
         nb = notebooks.read(path)
         if notebooks.point_reader(nb, course.reader_url()):
             notebooks.write(nb, path)
-            print(f"{path.name}: the set-up cell now fetches the drawing reader from {course.reader_url()}")
+            print(f"{path.relative_to(course.root)}: the set-up cell now fetches the drawing reader from "
+                  f"{course.reader_url()} (commit it)")
 
 
 def release(course, workspace=None):

@@ -46,3 +46,17 @@ def test_the_canary_is_on_the_bar_with_its_own_notebooks(tmp_path):
     bar.finished("_canary")
     assert bar.shown == 2 and "canary passed" in bar.bar.desc
     bar.close()
+
+
+def test_the_summarys_pass_rates_say_what_they_count(tmp_path):
+    """Missing and failed notebooks are not in the pass rates: the summary says so, with how many."""
+    from maskdiff_solutions.course.records import summary
+    from maskdiff_solutions.course.records.rows import Report
+    rows = [Row("ann", "01_noise_for_words", "graded", 3.0, 3.0), Row("bob", "01_noise_for_words", "missing", 0.0, 3.0),
+            Row("cy", "01_noise_for_words", "failed", 0.0, 3.0), Row("di", "01_noise_for_words", "missing", 0.0, 3.0)]
+    report = Report(rows, tmp_path / "grades.csv", tmp_path)
+    report.tests = {("ann", "01_noise_for_words"): {"test_MakeSchedule": (2.0, 2.0)}}
+    text = summary.text(report)
+    assert ("per-test pass rates, over the notebooks that were autograded (1 notebook failed, 2 notebooks missing "
+            "left out: their rows say why, and they count 0 in the totals):") in text
+    assert "totals (out of 3), 4 students:" in text

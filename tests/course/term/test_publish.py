@@ -155,6 +155,8 @@ def test_after_the_repository_changes_publish_alone_points_badges_and_reader_at_
     # every notebook with drawings fetches the reader: all but notebook 03
     assert fetching == [name for name in moved.notebooks() if not name.startswith("03")], fetching
     assert said.count(pointed) == len(fetching), said
+    # the source/ notebooks publish rewrote, by their path in the course, to commit
+    assert all(f"source/maskdiff/{name}: {pointed} (commit it)" in said for name in fetching), said
     assert said.count("regenerated from source/ (commit it)") == len(moved.notebooks())
     assert said.strip().endswith("commit and push it to https://github.com/a-school/dlm-2027"), said
     readers, badges = [], []
