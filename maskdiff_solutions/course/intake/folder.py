@@ -8,8 +8,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import notebooks, repair
 from ..layout import COURSE_PACKAGES
+from . import notebooks, repair
 
 MAX_EXTRA_FILES, MAX_EXTRA_BYTES = 200, 64 << 20
 

@@ -4,8 +4,8 @@ ones asked for. Each stops `grade` with one sentence that names what was given, 
 how to go on all the same (its own exit status: cli.GRADE_EXIT)."""
 from collections import Counter
 
-from .folder import canonical_name
 from ..layout import plural
+from .folder import canonical_name
 
 PLATFORMS = ("canvas", "moodle", "gradescope")
 NAMES = {"canvas": "Canvas", "moodle": "Moodle", "gradescope": "Gradescope", "ids": "a list of ids"}

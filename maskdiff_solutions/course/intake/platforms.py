@@ -25,8 +25,8 @@ from pathlib import Path
 from . import export_formats as formats, mistakes, roster as rosters
 from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, notebook_files, regular_files,
                      student_id, students)
-from .unzip import Budget, unpack
 from ..layout import plural
+from .unzip import Budget, unpack
 
 INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
 MAX_EXPORT_FILES, MAX_EXPORT_BYTES = 100_000, 8 << 30

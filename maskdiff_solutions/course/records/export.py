@@ -14,11 +14,11 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
+from ..intake.platforms import Intake
 from . import totals, workspace_lock
 from .answers import make_optional
 from .feedback import generate_feedback
 from .gradebook import open_gradebook, out_of_full_points, score_row, scores
-from ..intake.platforms import Intake
 from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
 from .rows import CSV_NAME, Row, write_csv
 

@@ -15,8 +15,8 @@ from nbgrader.api import Gradebook
 from traitlets.config import Config
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..layout import COURSE_PACKAGES
 from ..intake.notebooks import BEGIN_HIDDEN, END_HIDDEN, regions
+from ..layout import COURSE_PACKAGES
 
 # Errors whose message is empty or cryptic, said in plain words.
 PLAIN = {

@@ -20,9 +20,9 @@ import time
 import zipfile
 from pathlib import Path
 
-from . import totals
 from ..intake import roster as rosters
 from ..intake.platforms import Intake
+from . import totals
 from .rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")

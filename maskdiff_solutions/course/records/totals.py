@@ -6,8 +6,8 @@ import csv
 import html
 from pathlib import Path
 
-from .gradebook import open_gradebook
 from ..intake.platforms import HOW_TO_HAND_IN
+from .gradebook import open_gradebook
 
 STUDENT_CSV = "grades-by-student.csv"
 NOT_GRADED_MARK = "<!-- maskdiff: not graded -->"

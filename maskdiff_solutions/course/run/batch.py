@@ -39,17 +39,17 @@ from tqdm.auto import tqdm
 
 from ...grading.core import grading_seed
 from ..intake import platforms, untracked
-from ..records import totals, workspace_lock
-from . import by_notebook, cluster, rerun, student as one_student
-from ..records.answers import make_optional
-from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
-from ..records.gradebook import merge_student, out_of_full_points, withhold
 from ..intake.folder import copy_regular_files, students
 from ..layout import warm_caches
-from ..sandbox.leases import describe
+from ..records import totals, workspace_lock
+from ..records.answers import make_optional
+from ..records.gradebook import merge_student, out_of_full_points, withhold
 from ..records.nbgrader_apps import generate
 from ..records.rows import CSV_NAME, Report, Task, write_csv
+from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
+from . import by_notebook, cluster, rerun, student as one_student
+from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 
 EXECUTORS = ("local", "dask")
 

@@ -29,9 +29,9 @@ from nbgrader.converters.base import BaseConverter
 from nbgrader.utils import capture_log, temp_attrs
 
 from ...grading.checker import Checker, Record
-from ..sandbox.environ import environment
 from ..records.gradebook import has_submission, take_notebook
 from ..records.nbgrader_apps import StayPut, failure, nbgrader_errors
+from ..sandbox.environ import environment
 from ..sandbox.settings import Settings
 
 

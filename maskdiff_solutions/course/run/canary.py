@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ... import colab
 from ..intake import notebooks
-from . import job
 from ..layout import SEED_VARIABLE
+from . import job
 
 STUDENT = "_canary"   # student_id() never makes a leading "_": no real student can be named so
 

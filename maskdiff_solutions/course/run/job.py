@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..intake import repair
-from . import student as one_student
-from .by_notebook import default_jobs
-from ..sandbox.environ import environment
 from ..intake.folder import MAX_EXTRA_BYTES, MAX_EXTRA_FILES, regular_files, submitted_entries
 from ..layout import COURSE_PACKAGES, PACKAGE_PARENT, warm_caches
 from ..records.rows import Task
+from ..sandbox.environ import environment
+from . import student as one_student
+from .by_notebook import default_jobs
 # What kernels inherit of the grader's environment that Dask changes: its nanny sets these to 1 in
 # every worker. A job restores the main process's values (None: unset), so that kernels run with the
 # same threads as under the local pool.

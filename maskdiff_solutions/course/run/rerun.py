@@ -16,10 +16,10 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from . import job
-from ..records.gradebook import open_gradebook, score_row, scores
 from ..layout import SEED_VARIABLE
+from ..records.gradebook import open_gradebook, score_row, scores
 from ..records.rows import Row, StudentResult
+from . import job
 
 STATE_NAME = "grading-state.json"
 VERSION = 1

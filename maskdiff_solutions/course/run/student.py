@@ -16,18 +16,18 @@ from pathlib import Path
 
 from ... import colab
 from ..intake import notebooks
-from ..records import handed_in
-from . import by_notebook
-from ..records.answers import make_optional
-from ..sandbox.environ import environment
-from ..records.feedback import generate_feedback
-from ..records.gradebook import open_gradebook, reviews, score_from_verdicts, score_row, scores
 from ..intake.folder import prepare
 from ..layout import PACKAGE_PARENT, Course
-from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
+from ..records import handed_in
+from ..records.answers import make_optional
+from ..records.feedback import generate_feedback
+from ..records.gradebook import open_gradebook, reviews, score_from_verdicts, score_row, scores
 from ..records.nbgrader_apps import failure, nbgrader_errors
 from ..records.rows import Row, StudentResult
+from ..sandbox.environ import environment
 from ..sandbox.settings import Settings
+from . import by_notebook
+from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
 
 
 def hidden_package_first():

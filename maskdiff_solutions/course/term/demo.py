@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 from ..intake import notebooks
-from ..run.batch import grade
-from .demo_bug import BUG
 from ..intake.notebooks import solved
 from ..records.rows import print_table
+from ..run.batch import grade
+from .demo_bug import BUG
 
 
 def with_answer(nb, grade_id, source):
