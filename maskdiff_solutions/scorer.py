@@ -4,7 +4,8 @@
 corpus comes from) with `AutoTokenizer` / `AutoModelForCausalLM.from_pretrained`. Offline (a grader,
 CI, `offline=True`) or when the download fails, it builds a stand-in in a few seconds: a word-level
 tokenizer over the words of `text` (the notebook's `story_text`) and a tiny GPT-2 trained on that text
-(seeded; at most STAND_IN_STEPS steps and `seconds` of one thread), saved with `save_pretrained` into
+(seeded; SCORER_STEPS steps of one thread, cut short only past SCORER_SECONDS, far beyond them, so
+that a loaded grader builds the same stand-in as an idle one), saved with `save_pretrained` into
 the cache folder and loaded back through the very same `from_pretrained` calls. It always says which
 one it loaded, and a stand-in is announced as a STAND-IN. A stand-in already in the cache folder
 (same recipe, same text, same transformers) is loaded, not rebuilt.
@@ -27,9 +28,10 @@ from pathlib import Path
 import torch
 
 SCORER = "roneneldan/TinyStories-33M"   # GPT-Neo, 33 million parameters, trained on TinyStories
-SCORER_VERSION = 1        # bump when the stand-in's recipe changes: cached stand-ins are then rebuilt
+SCORER_VERSION = 2        # bump when the stand-in's recipe changes: cached stand-ins are then rebuilt
 SCORER_SEED = 0           # the stand-in's weights and training draw only from this seed
-SCORER_STEPS = 100        # training steps of the stand-in (fewer if its time runs out first)
+SCORER_STEPS = 100        # training steps of the stand-in (about 2 s; fewer only past SCORER_SECONDS)
+SCORER_SECONDS = 10.0     # a safety net far past 100 steps: the same stand-in on a grader, loaded or not
 SCORER_WORDS = 2000       # the stand-in's vocabulary: the most common words of the text, and <unk>
 SCORER_CHARACTERS = 400_000   # the stand-in reads at most this much of the text
 SCORER_EOS = "<|endoftext|>"  # separates the stories, as in TinyStories
@@ -62,7 +64,7 @@ def ScorerNetwork(tokenizer, seed=SCORER_SEED):
         return GPT2LMHeadModel(config)
 
 
-def TrainScorer(model, tokens, steps=SCORER_STEPS, seconds=3.0, seed=SCORER_SEED, batch=8, length=64,
+def TrainScorer(model, tokens, steps=SCORER_STEPS, seconds=SCORER_SECONDS, seed=SCORER_SEED, batch=8, length=64,
                 lr=5e-3):
     """Next-word training on random stretches of `tokens` (a 1-D tensor of ids), on one thread, for
     `steps` steps or until `seconds` have passed, whichever comes first. Returns (model, steps done, loss)."""
@@ -89,7 +91,7 @@ def TrainScorer(model, tokens, steps=SCORER_STEPS, seconds=3.0, seed=SCORER_SEED
     return model.eval(), done, loss
 
 
-def BuildScorer(text, folder, seed=SCORER_SEED, steps=SCORER_STEPS, seconds=3.0):
+def BuildScorer(text, folder, seed=SCORER_SEED, steps=SCORER_STEPS, seconds=SCORER_SECONDS):
     """Build the stand-in from `text`, save it with save_pretrained into `folder`; returns what it did."""
     import transformers
     started = time.perf_counter()
@@ -143,7 +145,7 @@ def HubAnswers(timeout=5):
 STAND_IN_CACHE = Path(tempfile.gettempdir()) / f"scorer-stand-in-{getattr(os, 'getuid', lambda: 'user')()}"
 
 
-def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CACHE, seconds=3.0):
+def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CACHE, seconds=SCORER_SECONDS):
     """The scorer as a namespace: tokenizer, model (eval mode, on `device`), source (one line: what was
     loaded), Ids(text) -> 1-D long tensor of its token ids (no special tokens added) and
     Logits(ids) -> [1, n, V] float logits on the CPU for a [1, n] tensor of ids (no gradient).

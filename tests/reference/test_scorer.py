@@ -254,3 +254,13 @@ def test_the_given_cell_stands_alone(stand_in, cache):
     loaded = namespace["LoadScorer"](TEXT, offline=True, cache=cache)   # the same stand-in: same folder
     ids = loaded.Ids(stretches(1)[0])
     assert torch.equal(loaded.Logits(ids[None]), stand_in.Logits(ids[None]))
+
+
+def test_the_stand_in_trains_its_steps_on_a_loaded_grader_too():
+    """The stand-in's training stops at SCORER_STEPS, not at a clock a loaded machine reaches first:
+    a grader under load builds the very scorer an idle one does (its time cap is a safety net, five
+    times what 100 steps take here), so a regrading prints and scores the same."""
+    import inspect
+    assert scorer.SCORER_SECONDS >= 10 and scorer.SCORER_STEPS == 100
+    for function in (scorer.TrainScorer, scorer.BuildScorer, scorer.LoadScorer):
+        assert inspect.signature(function).parameters["seconds"].default == scorer.SCORER_SECONDS, function
