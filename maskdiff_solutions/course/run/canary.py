@@ -68,9 +68,13 @@ def prove_colab(nb):
 
 def notebooks_to_prove(selected, folders):
     """The selected notebooks some student hands in under its own name (nobody's is graded for the
-    rest); all selected ones when no file is named so (the grader recognises them by content)."""
+    rest); all selected ones when no file is named so but some notebook was handed in (the grader
+    recognises them by content); none when nobody handed in a notebook at all (nothing to grade)."""
     named = [name for name in selected if any((Path(folder) / name).is_file() for folder in folders)]
-    return named or list(selected)
+    if named:
+        return named
+    handed = any(path.is_file() for folder in folders for path in Path(folder).rglob("*.ipynb"))
+    return list(selected) if handed else []
 
 
 def problem(result):

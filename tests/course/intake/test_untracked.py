@@ -72,11 +72,12 @@ def test_following_the_canvas_guide_in_a_clone_leaves_git_status_clean(course, t
     downloads.mkdir()
     exports.write_zip(downloads / "submissions.zip", {"nunezzoe_6161_1003_homework.pdf": b"%PDF-1.4",
                                                       "doejane_4242_1001_notes.txt": b"see attached"})
-    _, roster = exports.canvas(course, tmp_path)
-    roster.rename(downloads / "gradebook.csv")
     guide = (ROOT / "docs" / "platforms" / "canvas.md").read_text()
     commands = re.findall(r"^\s*(python -m maskdiff_solutions (?:grade|export) .*)$", guide, re.MULTILINE)
     assert [c.split()[3] for c in commands] == ["grade", "export"], commands
+    _, roster = exports.canvas(course, tmp_path)   # its assignment column: the one the guide exports to
+    column = shlex.split(commands[1])[shlex.split(commands[1]).index("--column") + 1]
+    (downloads / "gradebook.csv").write_text(roster.read_text().replace("Masked diffusion (777)", column))
     monkeypatch.chdir(clone)   # the course is found from the folder the instructor is in
     for command in commands:
         argv = shlex.split(command.replace("~/Downloads", str(downloads)))

@@ -139,3 +139,16 @@ def test_a_second_grading_leaves_the_proved_canary_out(course, small_batch, tmp_
     second = grade(course, tmp_path / "collected", tmp_path / "ws", progress=False, notebooks=["01"])
     assert "not graded again" in second.canary and "graded first" not in second.canary, second.canary
     assert second.rows == first.rows
+
+
+def test_the_canary_proves_what_can_be_graded_and_nothing_when_nobody_handed_in_a_notebook(tmp_path):
+    from maskdiff_solutions.course.run.canary import notebooks_to_prove
+    selected = ["01_noise_for_words.ipynb", "02_undiffusing.ipynb"]
+    ann, ben = tmp_path / "ann", tmp_path / "ben"
+    ann.mkdir(), ben.mkdir()
+    (ann / "homework.pdf").write_bytes(b"%PDF")
+    assert notebooks_to_prove(selected, [ann, ben]) == []                      # nothing to grade
+    (ben / "my homework.ipynb").write_text("{}")
+    assert notebooks_to_prove(selected, [ann, ben]) == selected                # recognised by content, maybe
+    (ann / "02_undiffusing.ipynb").write_text("{}")
+    assert notebooks_to_prove(selected, [ann, ben]) == ["02_undiffusing.ipynb"]
