@@ -49,7 +49,7 @@ from ..records.rows import CSV_NAME, Report, Task, write_csv
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
 from . import by_notebook, cluster, rerun, student as one_student
-from .canary import STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
+from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 
 EXECUTORS = ("local", "dask")
 
@@ -174,7 +174,8 @@ def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_no
     if todo:
         canary = f"canary: the reference graded first on {', '.join(Path(n).stem[:2] for n in todo)} (on the bar)"
     else:
-        canary = f"canary: {'proved before, left out' if canary_note else 'off'}"
+        canary = ("canary: nothing handed in to prove it on" if canary_note == NOTHING_HANDED_IN else
+                  f"canary: {'proved before, left out' if canary_note else 'off'}")
     return f"grading {who}; {describe(sandbox, limits)}; {canary}"
 
 

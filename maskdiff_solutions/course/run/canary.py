@@ -66,6 +66,9 @@ def prove_colab(nb):
     return nb
 
 
+NOTHING_HANDED_IN = "canary: nobody handed in a notebook, so there is nothing to prove it on"
+
+
 def notebooks_to_prove(selected, folders):
     """The selected notebooks some student hands in under its own name (nobody's is graded for the
     rest); all selected ones when no file is named so but some notebook was handed in (the grader
@@ -185,6 +188,8 @@ class Proof:
 
     def plan(self, names, again=False):
         """(notebooks to prove, the sentence saying what the canary does this time)."""
+        if not names:
+            return [], NOTHING_HANDED_IN
         todo = list(names) if again else [name for name in names if name not in self.proved]
         kept = [Path(name).stem for name in names if name not in todo]
         said = []
