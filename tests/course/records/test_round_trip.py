@@ -147,10 +147,11 @@ def test_a_missing_or_mistyped_canvas_column_stops_export_before_it_writes(canva
 
 def test_a_page_of_a_notebook_not_graded_says_each_thing_once(canvas_graded, course):
     """Al handed in nothing: his pages say why and what to hand in, the how-to sentence once."""
+    import html
     from maskdiff_solutions.course.intake.platforms import HOW_TO_HAND_IN
     workspace, _ = canvas_graded
     pages = sorted((workspace / "feedback").glob(f"*7171/{course.assignment}/*.html"))
     assert pages
     for page in pages:
         text = page.read_text()
-        assert "nothing was handed in" in text and text.count(HOW_TO_HAND_IN) == 1, page
+        assert "nothing was handed in" in text and text.count(html.escape(HOW_TO_HAND_IN)) == 1, page
