@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -34,7 +33,8 @@ from nbformat.v4 import new_code_cell
 
 from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.term.demo import solved, with_answer
-from maskdiff_solutions.course.layout import PACKAGE_PARENT, Course
+from maskdiff_solutions.course.layout import PACKAGE_PARENT
+from tests.support.roots import with_nbgrader_lines
 from maskdiff_solutions.course.records.rows import CSV_NAME
 from maskdiff_solutions.course.sandbox.settings import UIDS
 
@@ -576,14 +576,8 @@ CELL_SECONDS = 15
 def with_cell_limit(course, folder, seconds=CELL_SECONDS):
     """A copy of the course in `folder` (its settings, source and release) whose cells may each run
     `seconds`, the course's nbgrader_config.py with one more line; a Course."""
-    folder = Path(folder)
-    for part in ("source", "release"):
-        shutil.copytree(course.root / part, folder / part)
-    shutil.copy(course.root / "pyproject.toml", folder)
-    config = (course.root / "nbgrader_config.py").read_text()
-    (folder / "nbgrader_config.py").write_text(config + f"\n# the red team's copy (tests/attacks.py)\n"
-                                                        f"c.Execute.timeout = {seconds}\n")
-    return Course.load(folder)
+    return with_nbgrader_lines(course, folder, [f"c.Execute.timeout = {seconds}"],
+                               "the red team's copy (tests/attacks.py)")
 
 
 def _status(pid):

@@ -18,6 +18,7 @@ from maskdiff_solutions.course.records import workspace_lock
 from maskdiff_solutions.course.run import canary
 from maskdiff_solutions.course.sandbox import leases, settings
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row, StudentResult
+from tests.support.roots import with_nbgrader_lines
 from tests.support.venvs import make_venv
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -191,8 +192,11 @@ def test_a_python_reached_through_a_symbolic_link_grades_right(course, small_bat
 def test_a_broken_sandbox_stops_grading_before_any_student(course, small_batch, tmp_path):
     needs_sandbox()
     shutil.copytree(small_batch / "reference", tmp_path / "collected" / "reference")
+    # a kernel that never starts is given up after 10 s here, not nbgrader's 60: the stop is what counts
+    quick = with_nbgrader_lines(course, tmp_path / "course", ["c.Execute.startup_timeout = 10"],
+                                "a kernel that cannot start is given up sooner (test_graders_at_once.py)")
     # 64 MiB of address space: no Python kernel can start in it
-    done = grade_command(sys.executable, course, tmp_path, env={settings.LIMITS_VARIABLE: '{"address_space_mb": 64}'})
+    done = grade_command(sys.executable, quick, tmp_path, env={settings.LIMITS_VARIABLE: '{"address_space_mb": 64}'})
     assert done.returncode == 2, done.stderr[-3000:]
     assert "error: the reference solution of 01_noise_for_words got 0 /" in done.stderr, done.stderr[-3000:]
     assert "nobody was graded" in done.stderr
