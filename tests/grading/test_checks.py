@@ -63,6 +63,7 @@ DO_NOTHING = {"refuses everything": "    raise ValueError('refused')\n",
               "returns None": "    return None\n"}
 
 
+@pytest.mark.slow  # 78 cases, about 5 s: CI runs them, the inner loop (at its 4 minutes) does not
 @pytest.mark.parametrize("way", sorted(DO_NOTHING))
 @pytest.mark.parametrize("function", sorted({function_of(name) for name in FUNCTION_CHECKS}))
 def test_a_function_that_does_nothing_takes_no_check(function, way):

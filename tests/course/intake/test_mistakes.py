@@ -11,6 +11,8 @@ from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.intake import mistakes
 from tests.support import exports
 
+pytestmark = pytest.mark.slow  # the command line, five times: CI runs them, the inner loop does not
+
 NB01, NB02 = "01_noise_for_words.ipynb", "02_undiffusing.ipynb"
 
 

@@ -50,6 +50,7 @@ def test_every_workspace_the_docs_suggest_is_ignored_by_the_course():
         assert untracked.tracked_files(ROOT / workspace)[0] == [], f"git would track students' files in {workspace}"
 
 
+@pytest.mark.slow  # the command line up to its first check: about 4 s
 def test_grade_stops_before_it_writes_into_a_tracked_workspace(course, tmp_path, capsys):
     repo = repository(tmp_path / "mine")
     (tmp_path / "collected" / "ann").mkdir(parents=True)
