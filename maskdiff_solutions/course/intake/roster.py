@@ -43,11 +43,7 @@ def _columns(header):
 def read(path):
     """(kind, [Person]) of a roster file: kind is canvas, moodle, gradescope or ids."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")  # Excel's "CSV" on Windows
-    rows = list(csv.DictReader(text.splitlines()))
+    rows = list(csv.DictReader(_lines(path)))
     if not rows:
         raise ValueError(f"the roster {path} has no rows under its header")
     columns = _columns(rows[0].keys())
@@ -58,6 +54,14 @@ def read(path):
     raise ValueError(f"the roster {path} is none of the exports this reads (its columns: "
                      f"{', '.join(rows[0].keys())}); it needs Canvas's Student and ID, Moodle's Identifier "
                      f"and Full name, Gradescope's SID and Email, or a `student` column")
+
+
+def _lines(path):
+    """The roster's lines, as UTF-8 or, failing that, as Excel's "CSV" on Windows writes it (cp1252)."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        return Path(path).read_text(encoding="cp1252").splitlines()
 
 
 def _unique(people, path):
@@ -131,9 +135,8 @@ def canvas_assignments(path):
     """The assignment columns of a Canvas gradebook export (`Name (id)`), in its order; [] for any other
     file, or none."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError):
+        header = next(csv.reader(_lines(path)), [])
+    except (OSError, csv.Error):
         return []
     return [name for name in header if re.fullmatch(r".+\(\d+\)", name.strip())]
 
@@ -146,7 +149,6 @@ def is_test_student(name):
 def test_students(path):
     """The names of a Canvas roster's test students, whom read() leaves out."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            return [row.get("Student", "") for row in csv.DictReader(handle) if is_test_student(row.get("Student") or "")]
-    except (OSError, UnicodeDecodeError, csv.Error):
+        return [row.get("Student", "") for row in csv.DictReader(_lines(path)) if is_test_student(row.get("Student") or "")]
+    except (OSError, csv.Error):
         return []
