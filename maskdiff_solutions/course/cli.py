@@ -1,5 +1,6 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, publish, gradescope, check-setup, demo.
+console script installed with the package). Commands: release, grade, export, undo, publish, gradescope,
+check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
 it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
@@ -27,7 +28,10 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
                    1: "some student's feedback could not be made (named on stderr); the grades file is written",
-                   2: STOPPED},
+                   2: STOPPED + "; with --to, also a platform file that would give 0 to a student who had "
+                                "points in an earlier grading and of whom the last found nothing (--allow-zeros)"},
+        "undo": {0: "the workspace's latest earlier grading put back (what it replaced kept beside it)",
+                 2: STOPPED + ", or the workspace keeps no earlier grading"},
         "publish": {0: "release/ brought up to date and the students' repository written",
                     2: STOPPED + ", a file that would leak a solution, or one edited since the last publish"},
         "gradescope": {0: "the autograder zip written", 2: STOPPED},
@@ -68,6 +72,9 @@ def parser():
     grade.add_argument("--any-notebooks", action="store_true",
                        help="grade the notebooks asked for even when most students handed in others of the "
                             "course (grading stops otherwise, exit 4)")
+    grade.add_argument("--replace", action="store_true",
+                       help="a notebook graded before that this batch has no file for is graded missing (0); "
+                            "by default its earlier result stays, and is listed")
     grade.add_argument("--workspace-in-git", action="store_true",
                        help="grade into a workspace inside a git work tree even where git would track the "
                             "students' files (grading stops otherwise, exit 2)")
@@ -115,6 +122,12 @@ def parser():
                              "e.g. 'Masked diffusion (12345)'; checked against the roster grading took in (a "
                              "missing or unknown one stops, naming its columns); with no roster, the course's "
                              "assignment name, which Canvas imports as a new assignment")
+    export.add_argument("--allow-zeros", action="store_true",
+                        help="with --to: write the platform file even where it gives 0 to students who had points in "
+                             "an earlier grading and of whom the last grading found nothing (it stops otherwise)")
+    undo = commands.add_parser("undo", parents=[common], help="put back the workspace as it was before its last "
+                               "grading (grade keeps it in earlier-gradings/ before it changes anything)")
+    undo.add_argument("--workspace", metavar="DIR", help="the workspace graded into (default: the course root)")
     publish = commands.add_parser("publish", parents=[common], help="release, then write the students' "
                                   "public repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",
@@ -172,9 +185,11 @@ def dispatch(args):
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
                        notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
                        roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks,
-                       in_git=args.workspace_in_git)
+                       in_git=args.workspace_in_git, replace=args.replace)
         if report.canary:
             print(report.canary)
+        for line in report.earlier:
+            print(line, file=sys.stderr)
         print_table(report.rows, course.answers_optional)
         print("\n" + summary.write(report, report.csv_path.parent))
         print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
@@ -188,6 +203,9 @@ def dispatch(args):
     if args.command == "export":
         from .records.export import export
         from .records.rows import print_table
+        if args.platform and not args.allow_zeros:   # before anything is rewritten: nobody zeroed by mistake
+            from .records.returns import refuse_new_zeros
+            refuse_new_zeros(course.workspace(args.workspace))
         if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
             from .records.returns import canvas_column
             args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
@@ -206,6 +224,14 @@ def dispatch(args):
             print("\n".join(f"wrote {p}" for p in written[:3]) + (f"\n... and {len(written) - 3} more"
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
+    if args.command == "undo":
+        from .records.safekeeping import hold, undo
+        workspace = course.workspace(args.workspace)
+        with hold(workspace):
+            put, about, replaced = undo(workspace)
+        print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
+              f"replaced is kept in {replaced}")
+        return 0
     if args.command == "publish":
         from .term.publish import closing, publish
         print(closing(course, args.directory, publish(course, args.directory)))

@@ -140,6 +140,10 @@ class Course:
                    settings.get("public_branch", "main"), settings.get("written_answers", "graded"),
                    settings.get("student_notes", ""))
 
+    def workspace(self, given=None):
+        """Where grading writes: --workspace DIR, else the course root."""
+        return Path(given or self.root).resolve()
+
     @property
     def answers_optional(self):
         """Whether the manually graded cells are optional: the grade is then fully automatic."""

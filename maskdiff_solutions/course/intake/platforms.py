@@ -131,11 +131,13 @@ def latest(entries, by_key, platform, export):
 
 # --- taking an export in -------------------------------------------------------------------------
 
-def take_in(course, submissions, workspace, roster=None, expected=None, any_roster=False, any_notebooks=False):
+def take_in(course, submissions, workspace, roster=None, expected=None, any_roster=False, any_notebooks=False,
+            before_writing=lambda: None):
     """(the folder to grade, with one sub-folder per student; the Intake, or None where submissions is
     already collected/ and there is no roster). A roster that is not this export's class list, and a
     batch of other notebooks than `expected` (course/intake/mistakes.py), stop it before it writes
-    anything, unless any_roster / any_notebooks."""
+    anything, unless any_roster / any_notebooks; once they pass, before_writing() is called (the
+    grader keeps the workspace's earlier results aside)."""
     checks = Checks(course, expected, any_roster, any_notebooks)
     source = Path(submissions)
     workspace = Path(workspace)
@@ -151,8 +153,9 @@ def take_in(course, submissions, workspace, roster=None, expected=None, any_rost
             raise ValueError(_nothing_to_grade(source, folder))
         if platform == "collected" and roster is None and not notes:
             checks.notebooks({sid: [p.name for p in notebook_files(path)] for sid, path in students(source).items()})
+            before_writing()
             return source, None
-        return _stage(course, source, folder, platform, workspace, roster, notes, checks)
+        return _stage(course, source, folder, platform, workspace, roster, notes, checks, before_writing)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 
@@ -194,7 +197,7 @@ class Checks:
             mistakes.check_notebooks(files, self.expected, self.course.notebooks())
 
 
-def _stage(course, source, folder, platform, workspace, roster_file, notes, checks):
+def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing):
     intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes))
     readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
                "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}
@@ -215,6 +218,7 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes, chec
     if roster_file:
         checks.roster(platform, kind, roster_file, intake.students, chosen)
     checks.notebooks({sid: list(files) for sid, files in chosen.items()})
+    before_writing()
     staged = workspace / STAGED
     shutil.rmtree(staged, ignore_errors=True)
     for sid, student in intake.students.items():

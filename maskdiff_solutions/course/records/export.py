@@ -8,35 +8,17 @@ autograded test, such as lifting withheld marks, counts), keeping everything els
 autograded student's feedback again (with the points and comments now awarded). nbgrader's own
 `nbgrader export` writes grades.csv (one row per student and assignment) and never touches ours.
 """
-import csv
-from dataclasses import fields
 from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
 from ..intake.platforms import Intake
-from . import totals, workspace_lock
+from . import totals, safekeeping
 from .answers import make_optional
 from .feedback import generate_feedback
 from .gradebook import open_gradebook, out_of_full_points, score_row, scores
 from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
-from .rows import CSV_NAME, Row, write_csv
-
-
-def read_csv(path):
-    """Rows of a grades-by-notebook.csv, typed as grading wrote them."""
-    kinds = {f.name: f.type for f in fields(Row)}
-    rows = []
-    with open(path, newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = set(kinds) - set(reader.fieldnames or []) - {"review"}  # review: newer than some CSVs
-        if missing:
-            raise ValueError(f"{path} lacks the columns {', '.join(sorted(missing))}: it was not "
-                             f"written by `python -m maskdiff_solutions grade`")
-        for record in reader:
-            rows.append(Row(**{name: float(record.get(name) or 0) if kinds[name] in (float, "float")
-                               else record.get(name) or "" for name in kinds}))
-    return rows
+from .rows import CSV_NAME, read_csv, write_csv
 
 
 def export(course, workspace=None):
@@ -48,7 +30,7 @@ def export(course, workspace=None):
         if not needed.is_file():
             raise FileNotFoundError(f"no {needed.name} in {workspace}: grade first "
                                     f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
-    held = workspace_lock.hold(workspace)  # noqa: F841 - not while a grading run writes there
+    held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
     rows = read_csv(path)
     if course.answers_optional:  # also when the course made its answers optional after grading
         make_optional(db, course.assignment)

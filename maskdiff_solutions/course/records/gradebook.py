@@ -204,3 +204,18 @@ def take_notebook(db, unit_db, student, assignment, notebook):
                             key)
     finally:
         con.close()
+
+
+def drop_notebook(db, student, assignment, notebook):
+    """Remove the student's `notebook` (its submitted notebook, grades, comments) from db: a result
+    replaced by "missing" (grade --replace) leaves nothing in formgrader."""
+    con = sqlite3.connect(db)
+    try:
+        key = (notebook, student, assignment)
+        mine = NOTEBOOK.format(db="main")
+        with con:
+            for table in ("grade", "comment"):
+                con.execute(f"DELETE FROM main.{table} WHERE notebook_id IN ({mine})", key)
+            con.execute(f"DELETE FROM main.submitted_notebook WHERE id IN ({mine})", key)
+    finally:
+        con.close()

@@ -9,7 +9,9 @@ files each platform's own bulk import takes, keyed by the ids `grade` took in (i
   a zip", one folder per student named `<Full name>_<participant id>_assignsubmission_file`.
 
 A student with points still to grade by a person (written answers, drawings to review) gets no grade
-yet, never a grade that would drop when those points come: their line is left blank and named.
+yet, never a grade that would drop when those points come: their line is left blank and named. A
+student who had points in an earlier grading of the workspace and of whom the last grading found
+nothing stops the export (`new_zeros`), unless the instructor says 0 is right (--allow-zeros).
 """
 import csv
 import difflib
@@ -22,8 +24,9 @@ from pathlib import Path
 
 from ..intake import roster as rosters
 from ..intake.platforms import Intake
-from . import totals
-from .rows import CSV_NAME
+from ..layout import plural
+from . import safekeeping, totals
+from .rows import CSV_NAME, read_csv
 
 PLATFORMS = ("canvas", "moodle")
 MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
@@ -48,6 +51,28 @@ def put_back(course, workspace, platform, rows, column=None):
     else:
         paths = _moodle(course, workspace, intake, records, dict(blank))
     return paths, blank
+
+
+def new_zeros(workspace):
+    """Lines for each student of whom the workspace's last grading found nothing (every row missing)
+    and who had points in an earlier grading kept beside it (course/records/safekeeping.py)."""
+    rows = read_csv(Path(workspace) / CSV_NAME)
+    found_nothing = {row.student for row in rows} - {row.student for row in rows if row.status != "missing"}
+    before = safekeeping.earlier_points(workspace)
+    return [f"{student} ({before[student][0]:g} of {before[student][1]:g} points in the grading kept "
+            f"{before[student][2]})" for student in sorted(found_nothing)
+            if student in before and before[student][0] > 0]
+
+
+def refuse_new_zeros(workspace):
+    """Stop an export that would give 0 to students who had points, before anything is written."""
+    zeros = new_zeros(workspace)
+    if zeros:
+        raise ValueError(f"the platform file would give 0 to {plural(len(zeros), 'student')} of whom the last grading "
+                         f"found nothing, who had points before: {', '.join(zeros[:5])}"
+                         f"{f' and {len(zeros) - 5} more' if len(zeros) > 5 else ''}. If that grading took the "
+                         f"wrong files, `python -m maskdiff_solutions undo --workspace {workspace}` puts the one "
+                         f"before back; if 0 is right, export with --allow-zeros")
 
 
 def canvas_column(workspace, column, default):

@@ -72,6 +72,7 @@ class Report:
     check_seconds: dict = field(default_factory=dict)  # (student, notebook) -> seconds of hidden checks
     answers_optional: bool = False  # [tool.maskdiff] written_answers = "optional"
     canary: str = ""  # what the canary did: proved which notebooks, or left them out as proved before
+    earlier: list = field(default_factory=list)  # lines: the earlier grading kept aside, results kept or replaced
 
 
 def write_csv(rows, path):
@@ -132,3 +133,19 @@ def table(rows, optional=False):
 
 def print_table(rows, optional=False):
     print(table(rows, optional))
+
+
+def read_csv(path):
+    """Rows of a grades-by-notebook.csv, typed as grading wrote them."""
+    kinds = {f.name: f.type for f in fields(Row)}
+    rows = []
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = set(kinds) - set(reader.fieldnames or []) - {"review"}  # review: newer than some CSVs
+        if missing:
+            raise ValueError(f"{path} lacks the columns {', '.join(sorted(missing))}: it was not "
+                             f"written by `python -m maskdiff_solutions grade`")
+        for record in reader:
+            rows.append(Row(**{name: float(record.get(name) or 0) if kinds[name] in (float, "float")
+                               else record.get(name) or "" for name in kinds}))
+    return rows

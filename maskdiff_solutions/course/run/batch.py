@@ -41,14 +41,15 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import copy_regular_files, students
 from ..layout import warm_caches
-from ..records import totals, workspace_lock
+from ..records import safekeeping, totals
 from ..records.answers import make_optional
-from ..records.gradebook import merge_student, out_of_full_points, withhold
+from ..records.gradebook import merge_student, out_of_full_points, take_notebook, withhold
 from ..records.nbgrader_apps import generate
 from ..records.rows import CSV_NAME, Report, Task, write_csv
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
 from . import by_notebook, cluster, rerun, student as one_student
+from .earlier import Earlier
 from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 
 EXECUTORS = ("local", "dask")
@@ -75,7 +76,8 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
-          canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False, in_git=False):
+          canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False, in_git=False,
+          replace=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/run/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -88,7 +90,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     A roster that is not the export's class list, or a batch of other notebooks than those graded, stops
     grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
     so does a workspace inside a git work tree that git would not ignore (course/intake/untracked.py),
-    unless in_git."""
+    unless in_git. A workspace's earlier results are copied aside first (course/records/safekeeping.py:
+    `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py)."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
         raise FileNotFoundError(f"no submissions folder or export at {submissions}")
@@ -100,10 +103,16 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     selected = course.select(notebooks)
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
-    held = workspace_lock.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
+    held = safekeeping.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
     # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
+    aside, why = {}, f"grading {', '.join(Path(name).stem[:2] for name in selected)} from {Path(submissions).name}"
+
+    def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
+        aside["earlier"] = Earlier(workspace, course.assignment, selected, replace)
+        aside["kept"] = safekeeping.keep(workspace, why)
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
-                                            any_notebooks)
+                                            any_notebooks, before_writing=set_aside)
+    earlier = aside["earlier"]
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
@@ -146,7 +155,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         try:
             for student, result in stream:
                 started = time.perf_counter()
-                merge(main_db, Path(tasks[student].scratch), workspace, result, course.assignment)
+                merge(main_db, Path(tasks[student].scratch), workspace, result, course.assignment,
+                      earlier.keeps(student, result.rows), template)
                 merging += time.perf_counter() - started
                 results[student] = result
                 state.record(student, batch[student], result)
@@ -154,7 +164,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         finally:
             bar.close()
             state.save()
-    rows = [row for student in sorted(results) for row in results[student].rows]
+    rows = earlier.rows_after([row for student in sorted(results) for row in results[student].rows], main_db)
+    for item in earlier.replaced:
+        forget_files(workspace, item.student, course.assignment, item.notebook)
     everyone(course, workspace, rows, intake)
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
@@ -162,8 +174,12 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     write_csv(rows, csv_path)
     seconds = {(student, notebook): value for student in sorted(results)
                for notebook, value in results[student].check_seconds.items()}
+    lines = earlier.lines()
+    if lines and aside["kept"]:
+        lines.append(f"the workspace as it was before is kept in {aside['kept']}: "
+                     f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
     return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional,
-                  canary_note)
+                  canary_note, lines)
 
 
 def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_note):
@@ -268,17 +284,33 @@ def _run(tasks, jobs):
             pool.shutdown(cancel_futures=True)
 
 
-def merge(main_db, scratch, workspace, result, assignment):
+def merge(main_db, scratch, workspace, result, assignment, keep=(), template=None):
     """Move one student's results from their scratch workspace into the real one: gradebook rows
-    (same ids: the scratch gradebook is a copy of the real one), autograded notebooks, feedback."""
+    (same ids: the scratch gradebook is a copy of the real one), autograded notebooks, feedback.
+    keep: notebooks (stems) whose earlier results stay (course/run/earlier.py): their gradebook rows
+    as the template holds them, their files as the workspace does."""
     student = result.student
     if not (scratch / "db" / "gradebook.db").is_file():  # grading crashed before it began
         return
     merge_student(main_db, scratch / "db" / "gradebook.db", student, assignment)
+    for notebook in keep:
+        take_notebook(main_db, template, student, assignment, notebook)
     work = scratch / "work"
     for kind, there, pattern in (("submitted", scratch / "handed-in", "*"), ("autograded", work / "autograded", "*"),
                                  ("feedback", work / "feedback", "*.html")):
-        shutil.rmtree(workspace / kind / student, ignore_errors=True)
-        copy_regular_files(there / student, workspace / kind / student, pattern)
+        ours = workspace / kind / student
+        stays = {path: path.read_bytes() for notebook in keep for path in (ours / assignment).glob(f"{notebook}.*")}
+        shutil.rmtree(ours, ignore_errors=True)
+        copy_regular_files(there / student, ours, pattern)
+        for path, data in stays.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
     if result.withheld:
         withhold(main_db, assignment, student, result.withheld)
+
+
+def forget_files(workspace, student, assignment, notebook):
+    """A replaced result's handed-in, autograded and feedback files (its not-graded page comes next)."""
+    for kind in ("submitted", "autograded", "feedback"):
+        for path in (workspace / kind / student / assignment).glob(f"{notebook}.*"):
+            path.unlink()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course.records import workspace_lock
+from maskdiff_solutions.course.records import safekeeping
 from maskdiff_solutions.course.records.rows import CSV_NAME
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
@@ -49,7 +49,7 @@ def start(script, course, batch, tmp_path, name):
 
 
 def wait_for_lock(workspace, process, seconds=300):
-    lock = workspace / workspace_lock.NAME
+    lock = workspace / safekeeping.NAME
     deadline = time.monotonic() + seconds
     while not (lock.is_file() and lock.read_text().strip()):
         assert process.poll() is None and time.monotonic() < deadline, "the first grader never took its workspace"

@@ -1,5 +1,5 @@
 """Graders sharing a machine: uid leases and cgroup names that hold across processes, users and
-TMPDIRs (course/sandbox/settings.py), one run per workspace (course/records/workspace_lock.py), two graders at once
+TMPDIRs (course/sandbox/settings.py), one run per workspace (course/records/safekeeping.py), two graders at once
 giving what one alone gives, a Python reached through a symbolic link, and the canary
 (course/run/canary.py) stopping a broken setup before anyone is graded."""
 import os
@@ -14,7 +14,7 @@ import pytest
 
 from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.intake import notebooks
-from maskdiff_solutions.course.records import workspace_lock
+from maskdiff_solutions.course.records import safekeeping
 from maskdiff_solutions.course.run import canary
 from maskdiff_solutions.course.sandbox import leases, settings
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row, StudentResult
@@ -93,13 +93,13 @@ def test_cgroup_names_are_unique_on_the_machine():
 def test_a_second_run_on_the_same_workspace_refuses_and_writes_nothing(course, tmp_path, capsys):
     (tmp_path / "collected" / "a").mkdir(parents=True)
     (tmp_path / "ws").mkdir()
-    with workspace_lock.hold(tmp_path / "ws"):
+    with safekeeping.hold(tmp_path / "ws"):
         status = cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"),
                            "--workspace", str(tmp_path / "ws")])
         err = capsys.readouterr().err
         assert status == 2 and f"another grading run (process {os.getpid()}) is writing into" in err, err
-        assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == [workspace_lock.NAME]
-    with workspace_lock.hold(tmp_path / "ws"):  # released: the next run may go
+        assert sorted(p.name for p in (tmp_path / "ws").iterdir()) == [safekeeping.NAME]
+    with safekeeping.hold(tmp_path / "ws"):  # released: the next run may go
         pass
 
 
@@ -107,7 +107,7 @@ def test_export_does_not_rewrite_a_workspace_being_graded(course, tmp_path):
     from maskdiff_solutions.course.records.export import export
     (tmp_path / CSV_NAME).write_text("")
     (tmp_path / "gradebook.db").write_text("")
-    with workspace_lock.hold(tmp_path), pytest.raises(workspace_lock.WorkspaceBusy, match="another grading run"):
+    with safekeeping.hold(tmp_path), pytest.raises(safekeeping.WorkspaceBusy, match="another grading run"):
         export(course, tmp_path)
 
 

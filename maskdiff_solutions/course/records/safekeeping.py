@@ -1,0 +1,159 @@
+"""A workspace's results kept safe: one run at a time, and the grading before kept so one command undoes.
+
+- `hold(workspace)` takes an flock on WORKSPACE/.grading.lock before anything is written there, or
+  refuses at once, in one sentence, if another run holds it. The kernel drops the lock when its holder
+  ends, crash included, so a lock file left behind never blocks anyone.
+- `keep(workspace)`: before a grading changes a workspace that holds results, they are copied into
+  WORKSPACE/earlier-gradings/NNNN-<when>/ (the CSVs, gradebook, intake, submitted/, autograded/, feedback/:
+  RESULTS);
+  the last KEPT are kept. `undo(workspace)` puts the latest back, and keeps what it replaces as
+  `<when>-undone` (which a later undo passes over: each undo goes one grading further back).
+- `earlier_points(workspace)`: each student's points in the latest earlier grading that found work of
+  theirs, which `export` reads before it writes a platform file that would give such a student 0.
+"""
+import fcntl
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from ..intake.platforms import INTAKE_NAME, UNMATCHED
+from .rows import CSV_NAME, read_csv
+from .totals import STUDENT_CSV
+
+NAME = ".grading.lock"
+EARLIER = "earlier-gradings"
+KEPT = 5
+# what a grading writes that an undo puts back (the lock, the canary's proof and the kept gradings stay)
+RESULTS = (CSV_NAME, STUDENT_CSV, "gradebook.db", INTAKE_NAME, UNMATCHED, "grading-state.json",
+           "grading-summary.png", "grading-summary.txt", "submitted", "autograded", "feedback")
+ABOUT = "about.json"
+
+
+class WorkspaceBusy(RuntimeError):
+    """Another grading run is writing into this workspace."""
+
+
+class Held:
+    def __init__(self, handle):
+        self._handle = handle
+
+    def release(self):
+        if self._handle is not None:
+            self._handle.close()  # closing drops the flock
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def hold(workspace):
+    """The workspace's lock, held until released (or until the holder's process ends)."""
+    path = Path(workspace) / NAME
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise WorkspaceBusy(f"another grading run (process {holder}) is writing into {workspace}; wait for "
+                            f"it to finish, or grade into another --workspace") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    return Held(handle)
+
+
+def has_results(workspace):
+    return (Path(workspace) / CSV_NAME).is_file()
+
+
+def keep(workspace, why):
+    """Copy the workspace's results into earlier-gradings/NNNN-<when>/ (nothing if it holds none); returns
+    that folder or None. Only the last KEPT are kept (an undone one among them)."""
+    workspace = Path(workspace)
+    if not has_results(workspace):
+        return None
+    folder = _new_folder(workspace)
+    _copy_results(workspace, folder)
+    (folder / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"), "before": why}))
+    for old in _kept(workspace)[:-KEPT]:
+        shutil.rmtree(old)
+    return folder
+
+
+def undo(workspace):
+    """Put the latest kept grading back (what it replaces is kept as `<when>-undone`); returns
+    (the folder put back, what it was kept before, the folder now holding what was replaced)."""
+    workspace = Path(workspace)
+    candidates = [folder for folder in _kept(workspace) if not folder.name.endswith("-undone")]
+    if not candidates:
+        raise FileNotFoundError(f"{workspace} holds no earlier grading to put back (none in {workspace / EARLIER})")
+    latest = candidates[-1]
+    about = json.loads((latest / ABOUT).read_text())
+    replaced = _new_folder(workspace, "-undone")
+    _copy_results(workspace, replaced)
+    (replaced / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"),
+                                              "before": f"undo, which put back the grading kept {about['kept']}"}))
+    for name in RESULTS:  # exactly what was there: a file the earlier grading had not written goes
+        _remove(workspace / name)
+        if (latest / name).exists():
+            _copy(latest / name, workspace / name)
+    shutil.rmtree(latest)
+    return latest, about, replaced
+
+
+def earlier_points(workspace):
+    """{student: (points, out of, when)} from the latest kept grading, not an undone one, in which
+    each student had a notebook that was found (any status but missing)."""
+    found = {}
+    for folder in reversed(_kept(workspace)):
+        if folder.name.endswith("-undone") or not (folder / CSV_NAME).is_file():
+            continue
+        when = json.loads((folder / ABOUT).read_text())["kept"]
+        rows = read_csv(folder / CSV_NAME)
+        for student in {row.student for row in rows if row.status != "missing"} - set(found):
+            mine = [row for row in rows if row.student == student]
+            found[student] = (sum(r.auto_score + r.manual_score for r in mine),
+                              sum(r.auto_max + r.manual_max for r in mine), when)
+    return found
+
+
+def _kept(workspace):
+    folder = Path(workspace) / EARLIER
+    return sorted(p for p in folder.iterdir() if p.is_dir() and (p / ABOUT).is_file()) if folder.is_dir() else []
+
+
+def _new_folder(workspace, suffix=""):
+    """earlier-gradings/NNNN-<date-time><suffix>: NNNN counts up, so the names sort in the order kept."""
+    folder = Path(workspace) / EARLIER
+    numbers = [int(p.name[:4]) for p in folder.glob("[0-9][0-9][0-9][0-9]-*")] if folder.is_dir() else []
+    made = folder / f"{max(numbers, default=0) + 1:04d}-{time.strftime('%Y-%m-%d-%H%M%S')}{suffix}"
+    made.mkdir(parents=True)
+    return made
+
+
+def _copy_results(workspace, folder):
+    for name in RESULTS:
+        if (workspace / name).exists():
+            _copy(workspace / name, folder / name)
+
+
+def _copy(source, target):
+    if source.is_dir() and not source.is_symlink():
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _remove(path):
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
