@@ -122,7 +122,7 @@ def test_a_wrong_roster_or_week_leaves_the_grades_and_their_export_alone(canvas_
     export_zip, _ = exports.canvas(course, tmp_path)
     _, worksheet = exports.moodle(course, tmp_path)
     week2 = exports.write_zip(tmp_path / "week2.zip", {
-        f"doejane_4242_1001_02_undiffusing.ipynb": (course.release_dir / "02_undiffusing.ipynb").read_bytes()})
+        "doejane_4242_1001_02_undiffusing.ipynb": (course.release_dir / "02_undiffusing.ipynb").read_bytes()})
     common = ["--course-dir", str(course.root), "grade", "--workspace", str(workspace), "--notebook", "01",
               "--no-canary", "--sandbox", "off"]
     assert cli.main(common + [str(export_zip), "--roster", str(worksheet)]) == 3

@@ -5,7 +5,6 @@ import json
 import re
 import shutil
 import types
-from pathlib import Path
 
 import pytest
 

@@ -1,7 +1,6 @@
 """`.ci/setup`, the set-up script of CI and of an instructor's machine: a pinned CPU torch from
 PyTorch's index first, never an unpinned or CUDA one; a refusal, with the way out, on a Python the
 system manages; steps shown, pip's noise kept out of sight, a closing summary."""
-import os
 import stat
 import sys
 import subprocess
