@@ -16,7 +16,8 @@ import time
 import torch
 
 from maskdiff_solutions import batched
-from maskdiff_solutions.grading.batched import MASK, PAD, FakeDenoiser, random_canvas
+from maskdiff_solutions.grading.batched import MASK, PAD, random_canvas
+from maskdiff_solutions.grading.fakes import FakeDenoiser
 
 
 def denoiser(kind, L):

@@ -1,13 +1,18 @@
 """maskdiff_solutions: the instructors' half of the maskdiff course.
 
-Reference implementations (`schedule`, `toy`, `sampling`, `chat`), the hidden checks that graded
+Reference implementations (`schedule`, `toy`, `sampling`, `chat`, ...), the hidden checks that graded
 notebooks call (`grading`), exact statistical tests (`stats`) and the course tooling (`course`:
 release, grade, demo). `models` (the chat networks and their offline stand-ins) pulls in transformers,
 so it is imported only where needed.
 Students never get this package. Hidden test cells import `maskdiff_client`, which hands the
 student's functions to the grader's trusted checker, where this package's checks run (only a plain
 `nbgrader autograde`, without the course's grader, runs them in the student's kernel).
+
+The reference functions are imported when first asked for (`from maskdiff_solutions import Chat`), not
+with the package: the course's tooling imports none of them, and a Gradescope autograder built for some
+notebooks holds only those notebooks' references (course/term/gradescope.py).
 """
+import importlib
 import sys
 
 # jsonschema (under nbformat and nbgrader) imports rfc3987_syntax when it is installed (jupyter-events
@@ -16,25 +21,33 @@ import sys
 # jsonschema then skips that one format. tests/test_package.py holds both halves.
 sys.modules.setdefault("rfc3987_syntax", None)
 
-from .batched import (blank_canvas, candidate_distributions, confidence_scores, reveal_counts,
-                      reverse_update, sample)
-from .chat import AtTemperature, Chat, ChatLoop, MakePrompt
-from .corpus import FetchStories, LoadStories, MakeCorpus, StandInStories
-from .loss import DiffusionLoss, DiffusionLossPrompt
-from .training import MakeGuesser, PlotLoss, TinyDenoiser, Train, WindowAverage
-from .revising import (CommitAbove, GenerateRemask, Perplexity, RemaskSigma, RemaskStep, SampleBlocks,
-                       SampleEntropy, SigmaMax, TransferCounts)
-from .sampling import Generate, Undiffuse, UndiffuseGreedy
-from .schedule import ForwardMask, ForwardMaskFast, MakeSchedule
-from .toy import (MASK, VOCAB, Decode, Encode, GuessX0_one, GuessX0_two, SamplePInit_one,
-                  SamplePInit_two)
+# name -> the module of this package that defines it
+_HOME = {
+    **dict.fromkeys(["MakeSchedule", "ForwardMask", "ForwardMaskFast"], "schedule"),
+    **dict.fromkeys(["MASK", "VOCAB", "Decode", "Encode", "GuessX0_one", "GuessX0_two", "SamplePInit_one",
+                     "SamplePInit_two"], "toy"),
+    **dict.fromkeys(["Generate", "Undiffuse", "UndiffuseGreedy"], "sampling"),
+    **dict.fromkeys(["AtTemperature", "Chat", "ChatLoop", "MakePrompt"], "chat"),
+    **dict.fromkeys(["FetchStories", "LoadStories", "MakeCorpus", "StandInStories"], "corpus"),
+    **dict.fromkeys(["DiffusionLoss", "DiffusionLossPrompt"], "loss"),
+    **dict.fromkeys(["MakeGuesser", "PlotLoss", "TinyDenoiser", "Train", "WindowAverage"], "training"),
+    **dict.fromkeys(["blank_canvas", "candidate_distributions", "confidence_scores", "reveal_counts",
+                     "reverse_update", "sample"], "batched"),
+    **dict.fromkeys(["TransferCounts", "SampleBlocks", "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep",
+                     "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
+}
 
 __version__ = "0.1.0"
-__all__ = ["AtTemperature", "Chat", "ChatLoop", "MakePrompt", "ForwardMask", "ForwardMaskFast", "MakeSchedule", "MASK",
-           "VOCAB", "Decode", "Encode",
-           "Generate", "Undiffuse", "UndiffuseGreedy", "GuessX0_one", "GuessX0_two",
-           "SamplePInit_one", "SamplePInit_two", "blank_canvas", "candidate_distributions",
-           "confidence_scores", "reveal_counts", "reverse_update", "sample", "DiffusionLoss",
-           "DiffusionLossPrompt", "TinyDenoiser", "MakeGuesser", "Train", "PlotLoss", "WindowAverage",
-           "FetchStories", "LoadStories", "MakeCorpus", "StandInStories", "TransferCounts", "SampleBlocks",
-           "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep", "GenerateRemask", "SampleEntropy", "Perplexity"]
+__all__ = list(_HOME)
+
+
+def __getattr__(name):
+    if name in _HOME:
+        value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+        globals()[name] = value   # asked once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_HOME})

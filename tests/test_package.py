@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import import_graph
+from maskdiff_solutions.course.term import import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """

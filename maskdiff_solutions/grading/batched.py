@@ -7,26 +7,9 @@ import torch
 
 from .. import batched as ref
 from .core import Failure, call, changed, check, expect, not_integers, value_of, vector
+from .fakes import FakeDenoiser
 
 PAD, MASK = 0, 1
-
-
-class FakeDenoiser(torch.nn.Module):
-    """A small random network whose logits depend on the token, its position and the row's context
-    (never on other rows), so batched and row-by-row sampling must agree, and ties never happen."""
-
-    def __init__(self, V=23, L_max=64, seed=0):
-        super().__init__()
-        g = torch.Generator().manual_seed(seed)
-        self.token = torch.nn.Parameter(torch.randn(V, 16, generator=g))
-        self.position = torch.nn.Parameter(torch.randn(L_max, 16, generator=g))
-        self.out = torch.nn.Parameter(torch.randn(16, V, generator=g) * 2)
-        self.calls = 0
-
-    def forward(self, x):
-        self.calls += 1
-        h = self.token[x] + self.position[: x.shape[1]]
-        return torch.tanh(h + h.mean(dim=1, keepdim=True)) @ self.out
 
 
 def random_canvas(g, B, L, V=23):

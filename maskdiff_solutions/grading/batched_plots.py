@@ -14,8 +14,10 @@ import torch
 
 from .. import batched as ref
 from . import plots
-from .batched import EXAMPLE, MASK, PAD, FakeDenoiser
+from .batched import EXAMPLE, MASK, PAD
 from .core import Failure, Review, StudentError, check, expect
+from .fakes import FakeDenoiser
+from .plots import statements
 
 CANVAS = 12                                         # the first pass's canvas: one row of 12 positions
 KINDS = ("top", "margin", "neg_entropy")
@@ -56,17 +58,6 @@ def _normalises(candidate_distributions):
     probs = probs.detach().float()
     return (bool(torch.allclose(probs.sum(-1), torch.ones(probs.shape[:2]), atol=1e-5)),
             bool((probs[..., control] == 0).all()))
-
-
-def statements(text):
-    """The printed lines, with a tensor or list that wraps over several lines joined into one."""
-    out = []
-    for line in plots.printed_lines(text):
-        if out and out[-1].count("[") + out[-1].count("(") > out[-1].count("]") + out[-1].count(")"):
-            out[-1] += " " + line.strip()
-        else:
-            out.append(line)
-    return out
 
 
 def _probabilities(line):

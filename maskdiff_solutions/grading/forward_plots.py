@@ -12,6 +12,7 @@ from ..schedule import MakeSchedule as reference_schedule
 from ..toy import MASK, SCHRODINGER, Encode, VOCAB
 from . import plots
 from .core import ALPHA, Failure, check, expect
+from .plots import runs_asked
 
 X_0 = Encode(SCHRODINGER)
 L = X_0.numel()
@@ -45,11 +46,6 @@ def require_labels(axes, what):
 
 
 IN_PLACE = "in place"
-
-
-def runs_asked(n):
-    """What `repeats(n)` gives under the autograder (quick mode): the fewest runs a task's n asks for."""
-    return max(100, n // 5)
 
 
 def _few(values, k=4):

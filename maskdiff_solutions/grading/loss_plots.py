@@ -35,7 +35,7 @@ from ..toy import VOCAB as TOY_VOCAB, Encode, GuessX0_two as exact_guess
 from . import plots
 from .core import ALPHA, Failure, Review, StudentError, check, expect
 from .loss import observe, sentences
-from .sampling import fixed_guesser
+from .fakes import fixed_guesser
 
 ENTROPY = -(0.8 * math.log(0.8) + 0.2 * math.log(0.2))    # 0.5004, the page's 0.50
 PAGE_LEVELS = (7.6, 5.4)                                   # the page's levels on TinyStories

@@ -563,3 +563,35 @@ def same_share(k_a, n_a, k_b, n_b, alpha):
     alpha when they are: each side's share_interval holds the common p except with alpha / 2."""
     (lo_a, hi_a), (lo_b, hi_b) = share_interval(k_a, n_a, alpha / 2), share_interval(k_b, n_b, alpha / 2)
     return lo_a <= hi_b and lo_b <= hi_a
+
+
+# --- helpers the readers of several notebooks share ----------------------------------------------
+
+def runs_asked(n):
+    """What `repeats(n)` gives under the autograder (quick mode): the fewest runs a task's n asks for."""
+    return max(100, n // 5)
+
+
+def reaches(ax, T, measured):
+    """Is T on the axes besides the measured series: a curve spanning it, a point at it, or an endless
+    line (axline) with T inside the x limits?"""
+    for s in ax.series:
+        if s is measured or not s.x.size:
+            continue
+        if s.style.get("axline"):
+            if ax.xlim is not None and min(ax.xlim) <= T <= max(ax.xlim):
+                return True
+        elif np.nanmin(s.x) <= T * (1 + 1e-6) and np.nanmax(s.x) >= T * (1 - 1e-6):
+            return True
+    return False
+
+
+def statements(text):
+    """The printed lines, with a tensor or list that wraps over several lines joined into one."""
+    out = []
+    for line in printed_lines(text):
+        if out and out[-1].count("[") + out[-1].count("(") > out[-1].count("]") + out[-1].count(")"):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out

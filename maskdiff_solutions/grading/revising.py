@@ -17,7 +17,7 @@ from .. import batched as ref05
 from .. import revising as ref
 from .. import stats
 from maskdiff_client.fakes import FixedGuesser
-from .batched import FakeDenoiser
+from .fakes import FakeDenoiser
 from .core import (ALPHA, Failure, changed, check, expect, not_integers, raised, token_ids, type_name,
                    value_of, vector)
 

@@ -37,11 +37,9 @@ from .. import experiments as world
 from .. import revising as ref
 from .. import stats
 from . import plots
-from .batched import FakeDenoiser
-from .batched_plots import statements
 from .core import ALPHA, Failure, Review, check, expect
-from .forward_plots import runs_asked
-from .sampling_plots import reaches
+from .fakes import FakeDenoiser
+from .plots import reaches, runs_asked, statements
 
 RUNS_ALPHA = ALPHA / 3       # a figure failed for too few runs: at most this often wrongly
 DIVISORS = 128               # (spread over the divisors of the true number of runs)

@@ -12,21 +12,17 @@ import math
 import torch
 
 from .. import stats
-from maskdiff_client.fakes import FixedGuesser, TableGuesser
+from maskdiff_client.fakes import TableGuesser
 
 from ..toy import ALIVE, EMPTY, MASK, TWO_WORLD, VOCAB, Decode, Encode
 from ..toy import GuessX0_one as exact_guess_one
 from ..toy import GuessX0_two as exact_guess_two
 from .core import ALPHA, Failure, changed, check, expect, raised, token_ids, value_of
+from .fakes import fixed_guesser
 
 # A small world of our own for the stepper checks: 7 ordinary tokens, and a mask id that is not 13,
 # so a stepper that reads the global MASK instead of its `mask` argument is caught.
 V_SMALL, MASK_SMALL = 8, 7
-
-
-def fixed_guesser(p):
-    """A guesser that ignores its input and always returns the table p (L, V)."""
-    return FixedGuesser(p)
 
 
 def world_guesser(guess, sentences):

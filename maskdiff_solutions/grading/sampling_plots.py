@@ -19,7 +19,8 @@ from maskdiff_client.fakes import TableGuesser
 from ..toy import ALIVE, EMPTY, MASK, VOCAB, Encode
 from . import plots
 from .core import ALPHA, Failure, check, expect
-from .forward_plots import require_labels, runs_asked, schedules
+from .forward_plots import require_labels, schedules
+from .plots import reaches, runs_asked
 
 L = 4
 REAL = (ALIVE, EMPTY)
@@ -449,20 +450,6 @@ def measured_with_zeros(series, ax):
     if 50 not in Ts and reaches(ax, 50, series):
         Ts, ys = Ts + [50], ys + [0.0]
     return Ts, ys
-
-
-def reaches(ax, T, measured):
-    """Is T on the axes besides the measured series: a curve spanning it, a point at it, or an endless
-    line (axline) with T inside the x limits?"""
-    for s in ax.series:
-        if s is measured or not s.x.size:
-            continue
-        if s.style.get("axline"):
-            if ax.xlim is not None and min(ax.xlim) <= T <= max(ax.xlim):
-                return True
-        elif np.nanmin(s.x) <= T * (1 + 1e-6) and np.nanmax(s.x) >= T * (1 - 1e-6):
-            return True
-    return False
 
 
 def runs_with_a_marked_zero(ys):

@@ -8,8 +8,8 @@ import textwrap
 from pathlib import Path
 
 import maskdiff_solutions.course as course_package
-from tests.support import import_graph
-from tests.support.import_graph import cycle
+from maskdiff_solutions.course.term import import_graph
+from maskdiff_solutions.course.term.import_graph import cycle
 
 COURSE = Path(course_package.__file__).resolve().parent
 PACKAGE = "maskdiff_solutions.course"

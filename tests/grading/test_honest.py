@@ -73,12 +73,12 @@ def test_few_of_a_notebooks_alternatives_go_to_review(notebook):
 def test_the_runs_a_task_promises_are_the_runs_its_check_asks():
     """Every count a text promises under the autograder ("`repeats(1000)`: 200 runs under the
     autograder", "`repeats(200)` gives 100", "`Tally(make, 2000)` makes 400") is what the notebook's
-    own repeats() gives in quick mode and what the checks count (forward_plots.runs_asked); and no text
+    own repeats() gives in quick mode and what the checks count (plots.runs_asked); and no text
     says "at least" of a count that is exact."""
     import re
 
     from maskdiff_solutions.course.intake import notebooks as nbtools
-    from maskdiff_solutions.grading.forward_plots import runs_asked
+    from maskdiff_solutions.grading.plots import runs_asked
     claims = [r"repeats\((\d+)\)`: (\d+) (?:runs |sentences |samples )?under the autograder",
               r"`?repeats\((\d+)\)`? gives (\d+)", r"Tally\(make, (\d+)\)`? makes (\d+)",
               r"repeats\((\d+)\)`.{0,80}?\(\1, or (\d+) under the autograder\)"]

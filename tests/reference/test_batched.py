@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from maskdiff_solutions import batched
-from maskdiff_solutions.grading.batched import EXAMPLE, MASK, PAD, FakeDenoiser, random_canvas
+from maskdiff_solutions.grading.batched import EXAMPLE, MASK, PAD, random_canvas
+from maskdiff_solutions.grading.fakes import FakeDenoiser
 
 pytestmark = pytest.mark.nb05
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from maskdiff_solutions import batched, experiments, revising, stats
-from maskdiff_solutions.grading.batched import FakeDenoiser
+from maskdiff_solutions.grading.fakes import FakeDenoiser
 
 pytestmark = pytest.mark.nb06
 

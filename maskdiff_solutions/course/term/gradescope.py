@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..intake import notebooks as nbs
 from ..layout import PACKAGE_PARENT, Course, settings_table
+from . import import_graph
 
 ROOT_VARIABLE = "MASKDIFF_AUTOGRADER_ROOT"  # /autograder on Gradescope; a test's tree laid out like it
 TORCH = "torch==2.13.0"                     # as .ci/setup installs (a test holds them equal)
@@ -32,7 +33,13 @@ STUDENT = "student"
 VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULTS = {"hidden_visibility": "after_due_date", "sandbox": "required"}
 CHOICES = {"hidden_visibility": VISIBILITY, "sandbox": ("required", "auto")}
-PACKAGE_FILES = ("pyproject.toml", "README.md", "requirements.txt", "nbgrader_config.py")
+PACKAGE_FILES = ("pyproject.toml", "requirements.txt", "nbgrader_config.py")   # and README below
+README = """# The maskdiff autograder
+
+Built by `python -m maskdiff_solutions gradescope` for {notebooks}: what grading them needs, and nothing
+of the course's other notebooks. Gradescope runs setup.sh once and run_autograder per submission.
+Never give it to students: it holds those notebooks' solutions and hidden checks.
+"""
 
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built: the course's Python
@@ -76,22 +83,53 @@ def settings(course):
     return {**DEFAULTS, **table}
 
 
-def _files(course):
-    """{path in the zip: bytes} of the course: packages, source/, release/, and what pip needs."""
+def _files(course, chosen):
+    """{path in the zip: bytes}: what grading the `chosen` notebooks needs, and nothing of the others'
+    (bundle_modules): the packages' modules it runs, source/ and release/ of those notebooks, what pip
+    needs, and a README of its own instead of the instructors'."""
     files = {}
     for name in PACKAGE_FILES:
-        if (course.root / name).is_file():
-            files[f"course/{name}"] = (course.root / name).read_bytes()
-    for folder in (PACKAGE_PARENT / "maskdiff_solutions", PACKAGE_PARENT / "maskdiff_client",
-                   course.root / "source", course.root / "release"):
+        where = course.root / name if (course.root / name).is_file() else PACKAGE_PARENT / name
+        if where.is_file():
+            files[f"course/{name}"] = where.read_bytes()
+    files["course/README.md"] = README.format(notebooks=", ".join(chosen)).encode()
+    for path in bundle_modules(chosen):
+        files[f"course/{path.relative_to(PACKAGE_PARENT).as_posix()}"] = path.read_bytes()
+    others = set(course.notebooks()) - set(chosen)
+    for folder in (course.root / "source", course.root / "release"):
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and not {"__pycache__", ".ipynb_checkpoints"} & set(path.parts):
-                base = PACKAGE_PARENT if folder.name.startswith("maskdiff_") else course.root
-                files[f"course/{path.relative_to(base).as_posix()}"] = path.read_bytes()
-    if PACKAGE_PARENT != course.root:  # the package's README and requirements, for pip
-        for name in ("README.md", "requirements.txt"):
-            files.setdefault(f"course/{name}", (PACKAGE_PARENT / name).read_bytes())
+            if path.is_file() and path.name not in others and not {"__pycache__", ".ipynb_checkpoints"} & set(path.parts):
+                files[f"course/{path.relative_to(course.root).as_posix()}"] = path.read_bytes()
     return files
+
+
+def bundle_modules(chosen):
+    """The files of maskdiff_solutions and maskdiff_client that grading `chosen` runs: the course's
+    tooling, the checker and the client, with the chosen notebooks' checks (grading.PARTS) and what
+    they import (their references, and an earlier notebook's where a check uses it: 06's use 05's),
+    read from source (course/term/import_graph.py); the package data of every package held."""
+    from ...grading import PARTS
+    found = {}
+    for package in ("maskdiff_solutions", "maskdiff_client"):
+        found.update(import_graph.modules(PACKAGE_PARENT / package, package))
+    roots = [name for name in found if name.startswith(("maskdiff_solutions.course", "maskdiff_client"))]
+    roots += ["maskdiff_solutions.__main__", "maskdiff_solutions.grading.checker"]
+    roots += [f"maskdiff_solutions.grading.{module}" for name in chosen for module in PARTS[Path(name).stem]]
+    needed = import_graph.closure(found, roots)
+    paths = {found[name] for name in needed}
+    for name in needed:   # package data: colab.txt, the feedback page's templates
+        if found[name].name == "__init__.py":
+            paths |= {path for path in found[name].parent.rglob("*") if path.is_file() and path.suffix != ".py"
+                      and "__pycache__" not in path.parts and _package_of(path, found) == name}
+    return sorted(paths)
+
+
+def _package_of(path, found):
+    """The package whose folder holds the data file at path (the nearest with an __init__.py)."""
+    folder = path.parent
+    while not (folder / "__init__.py").is_file():
+        folder = folder.parent
+    return ".".join(folder.relative_to(PACKAGE_PARENT).parts)
 
 
 def build(course, out, selected=None):
@@ -106,8 +144,10 @@ def build(course, out, selected=None):
             info.external_attr = 0o100755 << 16
             archive.writestr(info, text)
         archive.writestr("gradescope.json", json.dumps(config, indent=1))
-        for name, data in _files(course).items():
-            archive.writestr(name, data)
+        for name, data in _files(course, chosen).items():   # readable by all, as pip installs them: the
+            info = zipfile.ZipInfo(name, time.localtime()[:6])  # sandboxed kernels read the packages
+            info.external_attr, info.compress_type = 0o100644 << 16, zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
     return out, chosen
 
 

@@ -1,9 +1,10 @@
 """The Gradescope autograder, proven without Gradescope: its zip unpacked into a tree laid out like
 Gradescope's /autograder (no container runtime runs here: MASKDIFF_AUTOGRADER_ROOT points the scripts
 at the tree, and MASKDIFF_SETUP_INSTALL=0 keeps setup.sh from apt and pip, using this interpreter,
-which has what setup.sh would install). setup.sh must grade the reference at build time, and
-results.json must be in Gradescope's format and agree with `grade` on the reference, the untouched
-release and a buggy submission."""
+which has what setup.sh would install, with the zip's own copy of the packages first on its path, as
+setup.sh's pip would install them). setup.sh must grade the reference at build time, and results.json
+must be in Gradescope's format and agree with `grade` on the reference, the untouched release and a
+buggy submission. The zip holds only what its notebooks' grading needs."""
 import json
 import os
 import shutil
@@ -34,9 +35,14 @@ def unpack_like_gradescope(archive, root):
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
 
 
+def environment(root):
+    """The scripts' environment: this interpreter, the zip's packages before the installed ones."""
+    return {**os.environ, gradescope.ROOT_VARIABLE: str(root), "MASKDIFF_SETUP_INSTALL": "0", "PYTHON": sys.executable,
+            "PYTHONPATH": str(root / "source" / "course")}
+
+
 def script(path, root):
-    env = {**os.environ, gradescope.ROOT_VARIABLE: str(root), "MASKDIFF_SETUP_INSTALL": "0", "PYTHON": sys.executable}
-    return subprocess.run([str(path)], env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run([str(path)], env=environment(root), cwd=root, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -78,9 +84,52 @@ def test_the_zip_has_what_gradescope_wants_at_its_root(autograder):
 
 @pytest.mark.slow
 def test_setup_grades_the_reference_at_build_time(autograder):
-    _, setup = autograder
+    root, setup = autograder
     assert setup.returncode == 0, setup.stderr[-3000:]
     assert "autograder self-test passed" in setup.stdout
+    # ... with the zip's packages, not this checkout's: what the zip lacks, the grading did not need
+    where = subprocess.run([sys.executable, "-c", "import maskdiff_solutions.grading as g, maskdiff_client as c; "
+                            "print(g.__file__); print(c.__file__); print(len(g.CHECKS))"],
+                           env=environment(root), cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    assert all(Path(path).is_relative_to(root / "source" / "course") for path in where[:2]), where
+    assert int(where[2]) < len(__import__("maskdiff_solutions.grading").grading.CHECKS)   # 01's checks only
+
+
+def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
+    """Built for 01: no other notebook, none of their references or checks, not the instructors'
+    README. Built for 06: notebook 05's reference, which 06's checks use, and not 05's notebook."""
+    others = ["02_undiffusing", "03_real_language_model", "04_training", "05_sampler_internals", "06_revising_and_faster"]
+    references = ["sampling", "chat", "corpus", "loss", "training", "batched", "revising", "experiments"]
+    archive, _ = gradescope.build(course, tmp_path / "01.zip", ["01"])
+    with zipfile.ZipFile(archive) as handle:
+        names = handle.namelist()
+        readme = handle.read("course/README.md").decode()
+    notebooks = [name for name in names if name.endswith(".ipynb")]
+    assert sorted(notebooks) == [f"course/release/maskdiff/{NB}", f"course/source/maskdiff/{NB}"]
+    for module in references:
+        assert f"course/maskdiff_solutions/{module}.py" not in names, module
+    checks = {Path(name).stem for name in names if name.startswith("course/maskdiff_solutions/grading/")}
+    assert checks == {"__init__", "core", "checker", "plots", "forward", "forward_plots"}
+    assert {"course/maskdiff_solutions/schedule.py", "course/maskdiff_client/__init__.py",
+            "course/maskdiff_solutions/colab.txt", "course/pyproject.toml"} <= set(names)
+    assert any(name.startswith("course/maskdiff_solutions/course/records/templates/") for name in names)
+    assert "for 01_noise_for_words.ipynb" in readme and readme != (ROOT / "README.md").read_text()
+    archive, _ = gradescope.build(course, tmp_path / "06.zip", ["06"])
+    with zipfile.ZipFile(archive) as handle:
+        names = handle.namelist()
+    assert "course/maskdiff_solutions/batched.py" in names and "course/maskdiff_solutions/revising.py" in names
+    assert not [name for name in names if name.endswith(".ipynb") and others[-1] not in name]
+    assert "course/maskdiff_solutions/schedule.py" not in names and "course/maskdiff_solutions/chat.py" not in names
+
+
+def test_every_module_of_checks_belongs_to_a_notebook(course):
+    """grading.PARTS names each notebook's checks: a module left out of it would never be imported,
+    and would be missing from every Gradescope autograder."""
+    from maskdiff_solutions.grading import PARTS
+    assert sorted(PARTS) == sorted(Path(name).stem for name in course.notebooks())
+    folder = ROOT / "maskdiff_solutions" / "grading"
+    shared = {"__init__", "core", "checker", "plots", "fakes"}
+    assert {path.stem for path in folder.glob("*.py")} - shared == {m for modules in PARTS.values() for m in modules}
 
 
 @pytest.mark.slow
