@@ -83,14 +83,15 @@ class Cell:
             self.rich.append(_kind_of(value, formats))
 
     def keep_error(self, error):
-        """The exception the cell stopped on (its type; the module an import could not find)."""
+        """The exception the cell stopped on (its type, its message; the module an import could not find)."""
         if error is None or self.error is not None:
             return
         module = getattr(error, "name", None) if isinstance(error, ImportError) else None
         if isinstance(error, ImportError) and not module:   # "cannot import name ..." or a bare message
             found = re.search(r"No module named '([\w.]+)'", str(error))
             module = found.group(1) if found else None
-        self.error = {"type": type(error).__name__, "module": _text(module, 200) if module else ""}
+        self.error = {"type": type(error).__name__, "module": _text(module, 200) if module else "",
+                      "message": _text(str(error), 300)}
 
     def __call__(self):  # handed to the checker like a function (only callables cross as handles)
         return self.data()

@@ -13,6 +13,8 @@ from traitlets.config.loader import PyFileConfigLoader
 from maskdiff_client.seeding import SEED_VARIABLE  # noqa: F401 - named here for the course's modules
 
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]  # the folder that holds maskdiff_solutions/
+# on a grading kernel's path (never a student's): google.colab's stand-in (maskdiff_client/stand_ins/README.md)
+STAND_INS = ("maskdiff_client", "stand_ins")
 HIDDEN_PACKAGE = "maskdiff_solutions"
 CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
 COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged

@@ -262,6 +262,7 @@ class Drawing:
         self.rich = [_str(kind) for kind in data.get("rich") or [] if isinstance(kind, str)][:16]
         error = data.get("error") if isinstance(data.get("error"), dict) else {}
         self.error, self.error_module = _str(error.get("type")), _str(error.get("module"))
+        self.error_message = _str(error.get("message"))[:300]
 
     @classmethod
     def of(cls, cell):
@@ -278,9 +279,16 @@ class Drawing:
         if not self.axes and self.rich:
             raise Review(f"the cell showed {self.shown_rich()}, which the grader cannot read, and no matplotlib "
                          f"figure; a person will look at it (it should draw {what})")
+        if not self.axes and self.error:
+            raise Failure(f"the cell above this test stopped with {self.stopped_on()} before it drew a figure; "
+                          f"it should draw {what}")
         expect(self.axes, f"the cell above this test drew no figure; it should draw {what} "
                           f"(did it run without an error?)")
         return self.axes
+
+    def stopped_on(self):
+        """The exception the cell stopped on, as Python names it: `ValueError: ...`."""
+        return f"{self.error}: {self.error_message}" if self.error_message else self.error
 
     def need_printed(self, advice):
         """The cell's printout (printed or shown); none fails with `advice`, unless the cell showed
@@ -290,6 +298,8 @@ class Drawing:
         if self.rich:
             raise Review(f"the cell showed {self.shown_rich()}, which the grader cannot read as text; a person "
                          f"will look at it ({advice})")
+        if self.error:
+            raise Failure(f"the cell above stopped with {self.stopped_on()} before it printed anything; {advice}")
         raise Failure(f"the cell above printed nothing and showed no value; {advice}")
 
     def shown_rich(self):

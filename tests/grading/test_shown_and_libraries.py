@@ -88,7 +88,8 @@ def test_a_chart_of_another_library_is_named_not_read(shown):
 
 
 def test_the_error_a_cell_stopped_on_is_kept(shown):
-    assert shown[7]["error"] == {"type": "ModuleNotFoundError", "module": "tensorflow_of_nobody"}
+    assert shown[7]["error"] == {"type": "ModuleNotFoundError", "module": "tensorflow_of_nobody",
+                                 "message": "No module named 'tensorflow_of_nobody'"}
 
 
 class Handed:   # a drawing cell's record as the checker receives it
@@ -184,6 +185,59 @@ def test_a_chart_the_reader_cannot_read_goes_to_review_and_nothing_shown_fails()
         chart.need_printed("print the Counter")
     with pytest.raises(Failure, match="printed nothing and showed no value; print the Counter"):
         plots.Drawing({"figures": [], "printed": ""}).need_printed("print the Counter")
+
+
+def test_a_cell_that_raised_is_named_by_its_exception():
+    raised = plots.Drawing({"figures": [], "printed": "", "error": {
+        "type": "FileNotFoundError", "module": "", "message": "[Errno 2] No such file or directory: 'x.png'"}})
+    with pytest.raises(Failure, match=r"stopped with FileNotFoundError: \[Errno 2\] No such file or directory: "
+                                      r"'x.png' before it drew a figure; it should draw a curve"):
+        raised.need_axes("a curve")
+    with pytest.raises(Failure, match="stopped with FileNotFoundError: .* before it printed anything; print it"):
+        raised.need_printed("print it")
+    old = plots.Drawing({"figures": [], "printed": "", "error": {"type": "KeyError", "module": ""}})  # an older client
+    with pytest.raises(Failure, match="stopped with KeyError before it drew a figure"):
+        old.need_axes("a curve")
+
+
+STAND_IN = textwrap.dedent("""
+    import os, sys
+    from google.colab import drive, files, output, data_table, userdata
+    import google.colab
+    drive.mount(sys.argv[1])
+    assert os.path.isdir(os.path.join(sys.argv[1], "MyDrive")) and google.colab.GRADER
+    assert files.upload() == {}
+    open("made.txt", "w").write("x")
+    files.download("made.txt")
+    try:
+        files.download("never-made.txt")
+    except FileNotFoundError as err:
+        print("download:", err)
+    output.clear()
+    with output.use_tags("x"):
+        pass
+    print("table:", repr(data_table.DataTable([1, 2])))
+    try:
+        userdata.get("HF_TOKEN")
+    except userdata.SecretNotFoundError:
+        print("no secrets")
+    import google.protobuf_of_nobody
+""")
+
+
+def test_googles_colab_module_has_a_harmless_stand_in_on_the_kernels_path(tmp_path):
+    """What students call in ordinary cells runs under the grader (maskdiff_client/stand_ins), saying so
+    on stderr, never on the printout; outside that path (the instructors' own Python) there is none."""
+    from maskdiff_solutions.course.layout import PACKAGE_PARENT, STAND_INS
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PACKAGE_PARENT.joinpath(*STAND_INS))}
+    done = subprocess.run([sys.executable, "-c", STAND_IN, str(tmp_path / "content" / "drive")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.stdout.splitlines() == ["download: Cannot find file: never-made.txt", "table: [1, 2]", "no secrets"]
+    assert "drive.mount: " in done.stderr and "files.upload: nobody uploads" in done.stderr
+    assert "No module named 'google.protobuf_of_nobody'" in done.stderr   # google stays a namespace
+    alone = subprocess.run([sys.executable, "-c", "import google.colab"], capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert "No module named 'google" in alone.stderr
 
 
 def test_the_summary_names_each_module_the_grader_lacks_once(tmp_path):

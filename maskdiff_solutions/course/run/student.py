@@ -17,7 +17,7 @@ from pathlib import Path
 from ... import colab
 from ..intake import notebooks
 from ..intake.folder import prepare
-from ..layout import PACKAGE_PARENT, Course
+from ..layout import PACKAGE_PARENT, STAND_INS, Course
 from ..records import handed_in
 from ..records.answers import make_optional
 from ..records.feedback import generate_feedback
@@ -34,7 +34,8 @@ def hidden_package_first():
     """Kernels inherit PYTHONPATH, which Python puts before the notebook's own folder: a student file
     named like the hidden package can then not shadow it."""
     old = os.environ.get("PYTHONPATH")
-    return environment({"PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_PARENT), old]))})
+    return environment({"PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_PARENT),
+                                                                     str(PACKAGE_PARENT.joinpath(*STAND_INS)), old]))})
 
 
 def grade_student(task):

@@ -17,7 +17,7 @@ from traitlets import Dict
 
 import maskdiff_client
 
-from ..layout import CACHE_VARIABLE, HIDDEN_PACKAGE
+from ..layout import CACHE_VARIABLE, HIDDEN_PACKAGE, STAND_INS
 from .leases import Cgroup, Lease, cgroup_name, nproc_per_user_namespace
 from .settings import Limits, Settings
 
@@ -139,7 +139,8 @@ class KernelSandbox:
             os.chmod(self.folder, 0o755)
 
     def environment(self):
-        env = {"HOME": HOME, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": OPT,
+        env = {"HOME": HOME, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONPATH": os.pathsep.join([OPT, "/".join([OPT, *STAND_INS])]),
                "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
                "NBGRADER_EXECUTION": os.environ.get("NBGRADER_EXECUTION", "autograde")}
@@ -154,7 +155,7 @@ class KernelSandbox:
         return env
 
     def wrap(self, argv):
-        limits, made = self.limits, {"/home", HOME, "/tmp", "/run", "/opt"}
+        limits, made = self.limits, {"/home", HOME, "/tmp", "/run", "/opt", "/content"}
         args = [shutil.which("bwrap"), "--die-with-parent", "--unshare-ipc", "--unshare-pid",
                 "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
         if not self.root:
@@ -162,7 +163,9 @@ class KernelSandbox:
         args += _system_binds() + ["--proc", "/proc", "--dev", "/dev",
                                    "--perms", "1777", "--size", str(limits.tmp_mb * MiB), "--tmpfs", "/tmp",
                                    "--perms", "0755", "--dir", "/home",
-                                   "--perms", "1777", "--size", str(limits.home_mb * MiB), "--tmpfs", HOME]
+                                   "--perms", "1777", "--size", str(limits.home_mb * MiB), "--tmpfs", HOME,
+                                   # Colab's working folder, where its Drive is mounted: a scratch one here
+                                   "--perms", "1777", "--size", str(limits.home_mb * MiB), "--tmpfs", "/content"]
         roots = python_roots()
         for root in roots:
             args += _dirs_for(root, made) + ["--ro-bind", str(root), str(root)]
