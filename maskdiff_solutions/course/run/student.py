@@ -25,6 +25,7 @@ from ..records.gradebook import open_gradebook, reviews, score_from_verdicts, sc
 from ..records.nbgrader_apps import failure, nbgrader_errors
 from ..records.rows import Row, StudentResult
 from ..sandbox.environ import environment
+from ..sandbox.kernel import NO_PIP_INDEX
 from ..sandbox.settings import Settings
 from . import by_notebook
 from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
@@ -35,7 +36,8 @@ def hidden_package_first():
     named like the hidden package can then not shadow it."""
     old = os.environ.get("PYTHONPATH")
     return environment({"PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_PARENT),
-                                                                     str(PACKAGE_PARENT.joinpath(*STAND_INS)), old]))})
+                                                                     str(PACKAGE_PARENT.joinpath(*STAND_INS)), old])),
+                        **NO_PIP_INDEX})   # without the sandbox too: a cell never installs into the grader's Python
 
 
 def grade_student(task):

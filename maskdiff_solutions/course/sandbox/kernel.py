@@ -24,6 +24,8 @@ from .settings import Limits, Settings
 CLIENT_DIR = Path(maskdiff_client.__file__).resolve().parent
 HOME, WORK, HANDIN, CHECKER_DIR, OPT = "/home/student", "/home/student/work", "/handin", "/run/maskdiff", "/opt/maskdiff"
 MiB = 1 << 20
+# a cell's `!pip install` fails at once (no network to retry against), installing nothing
+NO_PIP_INDEX = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 SYSTEM = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")   # bound whole, read-only
 
 
@@ -143,6 +145,7 @@ class KernelSandbox:
                "PYTHONPATH": os.pathsep.join([OPT, "/".join([OPT, *STAND_INS])]),
                "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+               **NO_PIP_INDEX,
                "NBGRADER_EXECUTION": os.environ.get("NBGRADER_EXECUTION", "autograde")}
         for name in ("CI", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ"):

@@ -1,7 +1,9 @@
 """A notebook whose cells use Colab's own modules grades as it runs on Colab, through the command line
 in the sandbox: Drive mounted and a figure saved there, a file "uploaded" and one "downloaded"
-(maskdiff_client/stand_ins: google.colab under the grader, /content a scratch folder of the sandbox's)."""
+(maskdiff_client/stand_ins: google.colab under the grader, /content a scratch folder of the sandbox's),
+and shell lines that install with pip fail at once instead of retrying a network there is none of."""
 import csv
+from datetime import datetime
 
 import pytest
 
@@ -20,6 +22,9 @@ EDITS = {   # grade_id: (put before, put after) the reference's own cell
                              "output.clear()\n", ""),
     "show_dissolution": ("import google.colab\nfrom google.colab import data_table\n"
                          "data_table.enable_dataframe_formatter()\n", ""),
+    # shell lines: no network under the grader, so pip fails at once and the cell goes on
+    "plot_masked_histograms": ("!pip install --quiet maskdiff-no-such-package\n"
+                               "%pip install --quiet maskdiff-no-such-package\n!nvidia-smi\n", ""),
 }
 
 
@@ -46,3 +51,8 @@ def test_cells_that_mount_drive_and_use_files_keep_every_point(course, tmp_path,
     said = "".join(o.get("text", "") for c in graded.cells if notebooks.grade_id(c) == "plot_schedule"
                    for o in c.get("outputs", []) if o.get("name") == "stderr")
     assert "drive.mount: /content/drive is an empty scratch folder here" in said
+    shell = next(c for c in graded.cells if notebooks.grade_id(c) == "plot_masked_histograms")
+    ran = shell.metadata.execution
+    seconds = (datetime.fromisoformat(ran["shell.execute_reply"].replace("Z", "+00:00")) -
+               datetime.fromisoformat(ran["iopub.execute_input"].replace("Z", "+00:00"))).total_seconds()
+    assert seconds < 8, f"the cell with two pip installs took {seconds:.1f} s: pip retried a network"
