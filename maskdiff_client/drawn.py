@@ -12,9 +12,11 @@ labels and legend, and the printed text). The checker alone decides what it mean
 What a cell *shows* counts like what it prints: a value left as the cell's last expression or passed to
 `display(...)` is on the student's page as much as a printout, so the recorder keeps its text (its
 text/plain form, a string as it reads, a table's text where only HTML exists) in the printout, in page
-order, and a figure shown that way among the figures. Things it cannot turn into text or figures (a
-plotly or altair chart, an image) are named in `Cell.rich`, so a check can send them to a person. The
-error a cell stopped on is kept as its type and, for an import, the module's name.
+order, and a figure shown that way among the figures. A plotly figure or an altair chart (shown, or
+plotly's `fig.show()`) is read into the same plain data as a matplotlib figure (maskdiff_client/charts.py).
+Things it cannot turn into text or figures (an image, a chart it cannot take apart) are named in
+`Cell.rich`, so a check can send them to a person. The error a cell stopped on is kept as its type,
+its message and, for an import, the module's name.
 
 `import maskdiff_client` installs the recorder (the first hidden test cell of a notebook imports it,
 before any graded plot); it does nothing outside IPython.
@@ -25,6 +27,11 @@ import sys
 from collections import OrderedDict, deque
 
 import numpy as np
+
+try:
+    from .charts import chart_data
+except ImportError:   # drawing_reader.py, one module: charts.py's part stands above this one
+    pass
 
 KEEP = 4                   # finished cells remembered
 MAX_PRINTED = 200_000      # characters of one cell's printout kept
@@ -50,7 +57,7 @@ class Cell:
 
     def __init__(self, cell_id=""):
         self.figures, self.printed, self.size = [], [], 0
-        self.rich, self.error = [], None
+        self.rich, self.error, self.charts = [], None, []   # charts: plotly and altair, read when shown
         self.cell_id = cell_id
 
     def keep_figure(self, figure):
@@ -71,6 +78,11 @@ class Cell:
                 self.keep_figure(figure)
             return
         if _is_quiet(value):
+            return
+        chart = chart_data(value) if (type(value).__module__ or "").startswith(("plotly", "altair")) else None
+        if chart is not None:
+            if len(self.figures) + len(self.charts) < MAX_FIGURES:
+                self.charts.append(chart)
             return
         if (type(value).__module__ or "").startswith(CHARTS):   # formatting one outside IPython prints it
             formats = {}
@@ -99,7 +111,7 @@ class Cell:
     def data(self):
         """Plain data: {"figures": [figure_data, ...], "printed": text (printed and shown, in page order),
         "rich": [kinds of things shown but not read], "error": {"type", "module"} or None}."""
-        return {"figures": [figure_data(f) for f in self.figures], "printed": "".join(self.printed),
+        return {"figures": [figure_data(f) for f in self.figures] + list(self.charts), "printed": "".join(self.printed),
                 "rich": list(self.rich), "error": dict(self.error) if self.error else None}
 
 
@@ -166,6 +178,51 @@ def _after_cell(result=None, *_):
         _by_id[cell.cell_id] = cell
         while len(_by_id) > KEYED:
             _by_id.popitem(last=False)
+
+
+class _PlotlyImported:
+    """A finder that only watches: when plotly's figures are first imported (in a student's cell, maybe
+    the one that shows one), their show() is watched at once."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "plotly.basedatatypes":
+            return None
+        import importlib.machinery
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _watch_plotly_show(module)
+        loader.exec_module = exec_module
+        return spec
+
+
+def watch_plotly():
+    """plotly's fig.show() watched: now if plotly is imported, else as soon as it is."""
+    _watch_plotly_show()
+    if not any(isinstance(finder, _PlotlyImported) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _PlotlyImported())
+
+
+def _watch_plotly_show(module=None):
+    """plotly's fig.show() hands the page a ready bundle, past IPython's formatter: keep the figure as
+    it goes."""
+    module = module or sys.modules.get("plotly.basedatatypes")
+    base = getattr(module, "BaseFigure", None)
+    if base is None or getattr(base.show, "_maskdiff_watched", False):
+        return
+    show = base.show
+
+    def watched_show(self, *args, **kwargs):
+        shown(self)
+        return show(self, *args, **kwargs)
+
+    watched_show._maskdiff_watched = True
+    base.show = watched_show
 
 
 def _open_figures():
@@ -240,6 +297,7 @@ def install(shell=None):
         return False
     _watch_closing()
     _watch_showing(shell)
+    watch_plotly()
     shell.events.register("pre_run_cell", _before_cell)
     shell.events.register("post_run_cell", _after_cell)
     _installed = True

@@ -241,6 +241,20 @@ def _fractions(outcomes, T):
     return np.array(rows).mean(axis=0), len(rows), int(np.gcd.reduce(np.array(counts, dtype=np.int64)) or 1)
 
 
+def _law_in(ax, ns, laws):
+    """(the series of `ax` that draws the binomial law, its scale: 1 for probabilities, else the
+    number it was multiplied by), or (None, 1.0)."""
+    for series in ax.series:
+        drawn_law = plots.values_at(series, ns)
+        if drawn_law is None or (~np.isnan(drawn_law)).sum() < L:
+            continue
+        for pmf in laws:
+            top = np.nanmax(drawn_law) / pmf.max()
+            if plots.matches(series, ns, pmf * top, coverage=0.9) and (abs(top - 1) < 1e-3 or top > 1.5):
+                return series, top
+    return None, 1.0
+
+
 @check("plot_masked_histograms")
 def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
     T, t, runs_here = 50, 20, 600
@@ -250,48 +264,39 @@ def plot_masked_histograms(drawn, ForwardMask, ForwardMaskFast, MakeSchedule):
     candidates = schedules(MakeSchedule, T)
     laws = [np.asarray(stats.binomial_pmf(L, float(np.clip(1 - alpha_bar[t], 0, 1))), dtype=float)
             for _, alpha_bar in candidates if alpha_bar.size > t and np.isfinite(alpha_bar[t])]
+    panels = []   # (axes, its law, the law's scale): the histograms may share one panel or have one each
     for ax in axes:
-        law, scale = None, 1.0
-        for series in ax.series:
-            drawn_law = plots.values_at(series, ns)
-            if drawn_law is None or (~np.isnan(drawn_law)).sum() < L:
-                continue
-            for pmf in laws:
-                top = np.nanmax(drawn_law) / pmf.max()
-                if plots.matches(series, ns, pmf * top, coverage=0.9) and (abs(top - 1) < 1e-3 or top > 1.5):
-                    law, scale = series, top
-                    break
-            if law is not None:
-                break
+        law, scale = _law_in(ax, ns, laws)
         if law is not None:
-            break
-    else:
+            panels.append((ax, law, scale))
+    if not panels:
         plots.missing(drawing, f"your figure has {len(drawing.series())} curve(s), sets of points or bars, none of "
                                f"them the binomial law P(n) = C(16, n) p^n (1-p)^(16-n) with p = 1 - alpha_bar_{t} "
                                f"= 0.40 at every n = 0..16 (as probabilities, or all multiplied by one number)")
     histograms = []
-    for series in ax.series:
-        if series is law or series.kind != "bars":
-            continue
-        heights = plots.bar_heights(series, ns)
-        if heights is None:
-            raise plots.Review(f"{series.describe()} are not one bar per count n = 0..{L} (a bar spans several "
-                               f"counts, or stands for none): the grader cannot read them as a histogram, so a "
-                               f"person will look at it")
-        if not np.nansum(np.abs(heights)):   # bars of no height anywhere: nothing to read (a legend's)
-            continue
-        counted = plots.counts_of(heights)
-        if counted is None:
-            raise Failure(f"{series.describe()} have heights {_few(heights)}: no number of runs up to a million "
-                          f"makes them whole counts, times one scale, so they are not a histogram of runs")
-        counts, runs = counted
-        total = float(np.nansum(heights))
-        mass = float(np.sum(series.y * np.abs(series.style.get("width", np.ones(series.y.size)))))
-        expect(any(abs(v - scale) <= 2e-3 * scale for v in (total, mass)),
-               f"{series.describe()} add up to {total:.4g} but the binomial law beside them to {scale:.4g}: draw "
-               f"both on one scale (both as probabilities with density=True, or both in counts)")
-        plots.enough_runs(series, heights, runs, runs_asked(5000), "repeats(5000)")
-        histograms.append((series, counts))
+    for ax, law, scale in panels:
+        for series in ax.series:
+            if series is law or series.kind != "bars":
+                continue
+            heights = plots.bar_heights(series, ns)
+            if heights is None:
+                raise plots.Review(f"{series.describe()} are not one bar per count n = 0..{L} (a bar spans several "
+                                   f"counts, or stands for none): the grader cannot read them as a histogram, so a "
+                                   f"person will look at it")
+            if not np.nansum(np.abs(heights)):   # bars of no height anywhere: nothing to read (a legend's)
+                continue
+            counted = plots.counts_of(heights)
+            if counted is None:
+                raise Failure(f"{series.describe()} have heights {_few(heights)}: no number of runs up to a million "
+                              f"makes them whole counts, times one scale, so they are not a histogram of runs")
+            counts, runs = counted
+            total = float(np.nansum(heights))
+            mass = float(np.sum(series.y * np.abs(series.style.get("width", np.ones(series.y.size)))))
+            expect(any(abs(v - scale) <= 2e-3 * scale for v in (total, mass)),
+                   f"{series.describe()} add up to {total:.4g} but the binomial law beside them to {scale:.4g}: draw "
+                   f"both on one scale (both as probabilities with density=True, or both in counts)")
+            plots.enough_runs(series, heights, runs, runs_asked(5000), "repeats(5000)")
+            histograms.append((series, counts))
     expect(len(histograms) >= 2, f"draw two histograms (ForwardMask and ForwardMaskFast) beside the law; "
                                  f"your figure has {len(histograms)} beside it")
     beta, alpha_bar = (torch.as_tensor(v) for v in candidates[0])  # what the plot cell used

@@ -1,6 +1,6 @@
 """Students see what the reader sees: a drawing's test cell prints what the autograder's reader finds
 in the drawing cell (maskdiff_client/seen.py), also on Colab, where the hidden package is absent and
-the set-up cell fetches `drawing_reader.py` (course/term/publish.py `reader_text`) from the students'
+the set-up cell fetches `drawing_reader.py` (course/term/reader.py `reader_text`) from the students'
 repository. The description decides nothing."""
 import json
 import os
@@ -12,7 +12,7 @@ import numpy as np
 
 from maskdiff_client import seen
 from maskdiff_solutions.course.intake import notebooks
-from maskdiff_solutions.course.term import publish
+from maskdiff_solutions.course.term import publish, reader
 
 BLOCK = textwrap.dedent("""
     import sys
@@ -42,7 +42,7 @@ def cell(nb, grade_id):
 def test_a_drawings_test_cell_prints_the_description_without_the_course_packages(course, tmp_path):
     release = notebooks.read(course.release_dir / "01_noise_for_words.ipynb")
     assert course.reader_url() in cell(release, "setup")
-    (tmp_path / publish.READER).write_text(publish.reader_text())  # what the set-up cell fetches
+    (tmp_path / publish.READER).write_text(reader.reader_text())  # what the set-up cell fetches
     drawing = ("import matplotlib.pyplot as plt\n"
                "plt.plot(range(51), [1 - t / 50 for t in range(51)], label='alpha_bar')\n"
                "plt.axhline(0.5, color='k')\nplt.xlabel('step t')\nplt.legend()\nplt.show()")

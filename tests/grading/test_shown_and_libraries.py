@@ -40,7 +40,7 @@ SHELL = textwrap.dedent("""
         shell.run_cell(source)
         cell = drawn.last_cell()
         records.append({"printed": "".join(cell.printed), "figures": len(cell.figures), "rich": cell.rich,
-                        "error": cell.error})
+                        "error": cell.error, "charts": len(cell.charts)})
     print("RECORDS", json.dumps(records))
 """)
 
@@ -83,8 +83,8 @@ def test_a_figure_shown_as_the_last_expression_is_kept(shown):
     assert shown[9]["printed"] == ""   # the Line2D list plt.plot returns is not a printout
 
 
-def test_a_chart_of_another_library_is_named_not_read(shown):
-    assert shown[6]["rich"] and shown[6]["rich"][0].startswith("plotly") and shown[6]["printed"] == ""
+def test_a_plotly_chart_shown_is_read_as_a_figure(shown):
+    assert shown[6]["charts"] == 1 and not shown[6]["rich"] and shown[6]["printed"] == ""
 
 
 def test_the_error_a_cell_stopped_on_is_kept(shown):

@@ -28,8 +28,8 @@ class Honest:
 
 # How an alternative shows its result, counted apart by benchmarks/honest_drawings.py: matplotlib and
 # print; pandas or seaborn (as Colab offers them); a value shown without print (a cell's last
-# expression, or display(...)).
-KINDS = ("matplotlib", "pandas-seaborn", "shown")
+# expression, or display(...)); plotly or altair (Colab's other plotting libraries).
+KINDS = ("matplotlib", "pandas-seaborn", "shown", "plotly-altair")
 
 
 def modules():

@@ -411,6 +411,17 @@ plt.show()
 ]
 
 HISTOGRAMS = [
+    Honest("plot_masked_histograms", "two_panels_each_with_its_law", """
+fig, panels = plt.subplots(1, 2, figsize=(10, 3.5))
+for ax, counts, name in zip(panels, (slow, fast), ("ForwardMask", "ForwardMaskFast")):
+    ax.hist(counts, bins=[k - 0.5 for k in range(L + 2)], density=True, alpha=0.6, label=name)
+    ax.plot(range(L + 1), law, "ko-", ms=3, label="Binomial(16, 0.40)")
+    ax.set_xlabel("masked tokens at t = 20")
+    ax.set_ylabel("probability")
+    ax.set_title(name)
+    ax.legend()
+plt.show()
+"""),
     Honest("plot_masked_histograms", "overlaid_density_pyplot", """
 bins = [k - 0.5 for k in range(L + 2)]
 plt.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")
@@ -586,4 +597,97 @@ plt.show()
 """, "pandas-seaborn"),
 ]
 
-HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS
+
+# Colab's other plotting libraries (issue 46): plotly (graph_objects and express) and altair
+OTHER_LIBRARIES = [
+    Honest("plot_schedule", "plotly_graph_objects", """
+import plotly.graph_objects as go
+t = list(range(T + 1))
+fig = go.Figure()
+fig.add_trace(go.Scatter(x=t, y=beta.tolist(), mode="lines+markers", name="beta_t"))
+fig.add_trace(go.Scatter(x=t, y=alpha_bar.tolist(), mode="markers", name="alpha_bar_t"))
+fig.add_trace(go.Scatter(x=[0, T], y=[1, 0], mode="lines", line=dict(dash="dash"), name="1 - t/T"))
+fig.update_layout(title="The masking schedule", xaxis_title="step t", yaxis_title="probability")
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_schedule", "plotly_express_long_table", """
+import pandas as pd
+import plotly.express as px
+t = list(range(T + 1))
+table = pd.DataFrame({"t": t * 3, "value": beta.tolist() + alpha_bar.tolist() + [1 - s / T for s in t],
+                      "curve": ["beta_t"] * (T + 1) + ["alpha_bar_t"] * (T + 1) + ["1 - t/T"] * (T + 1)})
+px.line(table, x="t", y="value", color="curve", markers=True, labels={"value": "probability"})
+""", "plotly-altair"),
+    Honest("plot_schedule", "altair_layers", """
+import altair as alt
+import pandas as pd
+t = list(range(T + 1))
+table = pd.DataFrame({"t": t * 3, "value": beta.tolist() + alpha_bar.tolist() + [1 - s / T for s in t],
+                      "curve": ["beta_t"] * (T + 1) + ["alpha_bar_t"] * (T + 1) + ["1 - t/T"] * (T + 1)})
+alt.Chart(table).mark_line(point=True).encode(x=alt.X("t", title="step t"), y=alt.Y("value", title="probability"),
+                                              color="curve")
+""", "plotly-altair"),
+    Honest("plot_masked_fraction", "plotly_graph_objects", """
+import plotly.graph_objects as go
+fig = go.Figure()
+fig.add_trace(go.Scatter(x=list(range(T + 1)), y=masked.tolist(), mode="markers", name=f"average of {n_runs} runs"))
+fig.add_trace(go.Scatter(x=list(range(T + 1)), y=(1 - alpha_bar).tolist(), mode="lines", name="1 - alpha_bar_t"))
+fig.update_layout(xaxis_title="t", yaxis_title="fraction masked")
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_masked_fraction", "plotly_express_scatter_and_line", """
+import plotly.express as px
+fig = px.scatter(x=list(range(T + 1)), y=masked.tolist(), labels={"x": "step t", "y": "fraction of tokens masked"})
+fig.data[0].name, fig.data[0].showlegend = "measured", True
+fig.add_scatter(x=list(range(T + 1)), y=(1 - alpha_bar).tolist(), mode="lines", name="theory 1 - alpha_bar")
+fig
+""", "plotly-altair"),
+    Honest("plot_masked_fraction", "altair_points_and_rule_line", """
+import altair as alt
+import pandas as pd
+table = pd.DataFrame({"t": list(range(T + 1)), "measured": masked.tolist(), "theory": (1 - alpha_bar).tolist()})
+points = alt.Chart(table).mark_point().encode(x="t", y=alt.Y("measured", title="fraction masked"))
+curve = alt.Chart(table).mark_line(color="black").encode(x="t", y="theory")
+points + curve
+""", "plotly-altair"),
+    Honest("plot_masked_histograms", "plotly_overlaid_histograms", """
+import plotly.graph_objects as go
+fig = go.Figure()
+fig.add_trace(go.Histogram(x=slow, name="ForwardMask", histnorm="probability", xbins=dict(start=-0.5, end=L + 0.5, size=1)))
+fig.add_trace(go.Histogram(x=fast, name="ForwardMaskFast", histnorm="probability", xbins=dict(start=-0.5, end=L + 0.5, size=1)))
+fig.add_trace(go.Scatter(x=list(range(L + 1)), y=law, mode="lines+markers", name="binomial"))
+fig.update_layout(barmode="overlay", xaxis_title="masked tokens", yaxis_title="probability")
+fig.update_traces(opacity=0.6, selector=dict(type="histogram"))
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_masked_histograms", "plotly_subplots_bars_of_counts", """
+from collections import Counter
+from plotly.subplots import make_subplots
+import plotly.graph_objects as go
+fig = make_subplots(rows=1, cols=2, subplot_titles=("ForwardMask", "ForwardMaskFast"))
+for col, counts in ((1, slow), (2, fast)):
+    tally = Counter(counts)
+    ks = list(range(L + 1))
+    fig.add_trace(go.Bar(x=ks, y=[tally[k] / len(counts) for k in ks], name="measured" if col == 1 else "measured (fast)"), 1, col)
+    fig.add_trace(go.Scatter(x=ks, y=law, mode="markers", name="binomial law" if col == 1 else "binomial law (fast)"), 1, col)
+    fig.update_xaxes(title_text="masked tokens", row=1, col=col)
+    fig.update_yaxes(title_text="probability", row=1, col=col)
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_masked_histograms", "altair_bars_and_law", """
+import altair as alt
+import pandas as pd
+from collections import Counter
+rows = []
+for how, counts in (("ForwardMask", slow), ("ForwardMaskFast", fast)):
+    tally = Counter(counts)
+    rows += [{"k": k, "share": tally[k] / len(counts), "how": how} for k in range(L + 1)]
+bars = alt.Chart(pd.DataFrame(rows)).mark_bar(opacity=0.5).encode(x=alt.X("k:Q", title="masked tokens"),
+                                                                  y=alt.Y("share", title="probability", stack=None),
+                                                                  color="how")
+law_line = alt.Chart(pd.DataFrame({"k": list(range(L + 1)), "p": law})).mark_line(color="black").encode(x="k:Q", y="p")
+bars + law_line
+""", "plotly-altair"),
+]
+
+HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS + OTHER_LIBRARIES

@@ -26,6 +26,7 @@ def run_cell(source, namespace):
     (its last expression, unless the line ends with ';', and display(...), the builtin of Jupyter or
     IPython.display's)."""
     drawn._watch_closing()
+    drawn.watch_plotly()   # as install() does in a kernel
     drawn._before_cell()
     raised = None
     try:

@@ -5,7 +5,7 @@ solutions), the hidden package, the tests and, once grading has run, the student
 a second, public one (`[tool.maskdiff] public_repository` in pyproject.toml), which holds only what
 they need: the release notebooks at its top, where their "Open in Colab" badges point, a README for
 students with the same badges, a requirements.txt for their own machines, a .gitignore, and
-`drawing_reader.py` (`reader_text`): the recorder of what cells draw and print and its description in
+`drawing_reader.py` (course/term/reader.py): the recorder of what cells draw and print and its description in
 words, which the notebooks' set-up cell fetches so that each drawing's test cell shows the student
 what the autograder's reader finds (it decides nothing). Networks and stories come from the Hugging
 Face hub. The course's own words to its students (where and when to hand in) live in the course, in
@@ -19,14 +19,14 @@ written): no solution or hidden-test line of any source notebook, no solution or
 no Python file but the reader, nothing named like a course package. A file publish wrote and someone
 has edited since (publish keeps fingerprints) is never overwritten: publish says where the words belong.
 """
-import ast
 import hashlib
 import re
 from pathlib import Path
 
 from ..intake import notebooks
-from ..layout import CLIENT_PACKAGE, COURSE_PACKAGES, PACKAGE_PARENT, PLACEHOLDER_REPOSITORY, READER
+from ..layout import COURSE_PACKAGES, PLACEHOLDER_REPOSITORY, READER
 from ..records.nbgrader_apps import CourseError
+from .reader import reader_text
 from .release import needs_public_repository, release
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
@@ -34,7 +34,6 @@ COURSE_NAMES = (*COURSE_PACKAGES, "source", "tests", "gradebook", "autograded",
                 "submitted", "feedback", "collected", "nbgrader_config")
 FORBIDDEN_TEXT = (notebooks.BEGIN_SOLUTION, notebooks.END_SOLUTION, notebooks.BEGIN_HIDDEN,
                   notebooks.END_HIDDEN, "run_check", *COURSE_PACKAGES)
-READER_PARTS = ("drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
 GPU_NOTEBOOKS = ("3", "4")  # where the README tells students to pick a T4 GPU
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^/)\s]+/[^/)\s]+)/blob/([^)\s]+?)/"
                    r"([^)\s]+\.ipynb)\)")
@@ -112,43 +111,6 @@ def student_requirements(course):
             kept.append(line.strip())
     return "# What the notebooks need on your own machine (Colab already has all of it).\n" + \
         "\n".join(kept + ["jupyter"]) + "\n"
-
-
-def without_docstring(text):
-    """A module's text less its docstring (ours name the course's private parts)."""
-    body = ast.parse(text).body
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        lines = text.splitlines(keepends=True)
-        return "".join(lines[body[0].end_lineno:]).lstrip("\n")
-    return text
-
-
-def top_level_names(text):
-    names = set()
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
-
-
-def reader_text():
-    """drawing_reader.py: maskdiff_client's recorder (drawn.py) and its description (seen.py) verbatim,
-    less their docstrings, as one module that starts recording when imported in IPython."""
-    folder = PACKAGE_PARENT / CLIENT_PACKAGE
-    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
-    clash = set.intersection(*(top_level_names(part) for part in parts)) - {"np"}
-    if clash:  # one module: a name defined in both would replace the recorder's own
-        raise CourseError(f"maskdiff_client's {' and '.join(READER_PARTS)} both define {sorted(clash)}")
-    return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
-            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x. The\n'
-            'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
-            + "\n\n# ---- the recorder ----\n" + parts[0] + "\n\n# ---- its description ----\n" + parts[1]
-            + "\n\ninstall()\n")
 
 
 def student_notes(course):

@@ -56,3 +56,18 @@ def test_a_timeout_is_one_plain_sentence():
     cell, _ = HideHiddenTracebacks().preprocess_cell(nb.cells[0], {}, 0)
     assert [o.traceback for o in cell.outputs if o.output_type == "error"] == [[f"CellTimeoutError: {errors[0].evalue}"]]
     assert not [o for o in nb.cells[1].outputs if o.output_type == "error"]
+
+
+def test_a_charts_page_form_is_a_note_not_a_huge_output():
+    """A plotly or altair chart's output (megabytes of HTML and script) becomes a short note before it
+    is counted: the grader reads the figure in the kernel, and the row must not say a huge output was cut."""
+    from maskdiff_solutions.course.run.preprocessors import chart_note
+    plotly = {"data": {"text/html": "<div id='x'></div><script>" + "Plotly.newPlot" * 100_000 + "</script>",
+                       "text/plain": "Figure({...})"}, "metadata": {}}
+    altair = {"data": {"application/vnd.vegalite.v5+json": {"mark": "line"}, "text/plain": "alt.Chart(...)"}}
+    for content, library in ((plotly, "plotly"), (altair, "altair")):
+        note = chart_note(content)
+        assert list(note["data"]) == ["text/plain"] and library in note["data"]["text/plain"]
+        assert len(str(note)) < 300
+    table = {"data": {"text/html": "<table><tr><td>1</td></tr></table>", "text/plain": "   a\n0  1"}}
+    assert chart_note(table) is None and chart_note({"text": "printed\n", "name": "stdout"}) is None

@@ -11,7 +11,7 @@ import pytest
 from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.records import nbgrader_apps
-from maskdiff_solutions.course.term import publish
+from maskdiff_solutions.course.term import publish, reader
 from maskdiff_solutions.course.layout import PLACEHOLDER_REPOSITORY, Course
 
 pytestmark = pytest.mark.course
@@ -72,7 +72,7 @@ def test_the_public_repository_holds_no_solution_hidden_test_or_package_file(pub
     files = every_file(folder)
     assert sorted(str(p.relative_to(folder)) for p in files) == sorted(written)
     assert {p.suffix for p in files if p.name != publish.READER} <= {".ipynb", ".md", ".txt", ""}
-    assert (folder / publish.READER).read_text() == publish.reader_text()  # the one Python file: the reader
+    assert (folder / publish.READER).read_text() == reader.reader_text()  # the one Python file: the reader
     secret = notebooks.secret_lines(*(notebooks.read(course.source_dir / n) for n in course.notebooks()))
     hidden = {line.strip() for n in course.notebooks() for c in notebooks.read(course.source_dir / n).cells
               for block in notebooks.regions(c.source, notebooks.BEGIN_HIDDEN, notebooks.END_HIDDEN)

@@ -1,0 +1,347 @@
+"""Figures of Colab's other plotting libraries, plotly and altair, as the same plain data that
+drawn.figure_data makes of a matplotlib figure, so that the same checks read them (maskdiff_solutions/
+grading/plots.py).
+
+A plotly figure holds every trace's data (x, y, names, its axes) and its layout (titles, axis types and
+ranges, shapes); an altair chart holds a Vega-Lite spec with its data inline. What a chart draws that
+is not read here (a pie, a heatmap, a transform altair evaluates in the browser) is named in the axes'
+`unread`, so a check that misses something sends the drawing to a person instead of failing it.
+`chart_data(value)` gives None for anything that is not such a chart, or that it cannot read at all.
+"""
+import numpy as np
+
+CHART_AXES, CHART_SERIES, CHART_POINTS = 16, 64, 200_000
+DASHES = {"dash": "--", "dot": ":", "dashdot": "-.", "longdash": "--", "longdashdot": "-."}
+
+
+def chart_data(value):
+    """figure_data-shaped plain data of a plotly figure or an altair chart, else None."""
+    module = type(value).__module__ or ""
+    try:
+        if module.startswith("plotly") and hasattr(value, "to_plotly_json"):
+            return plotly_data(value.to_plotly_json())
+        if module.startswith("altair") and hasattr(value, "to_dict"):
+            return altair_data(value.to_dict())
+    except Exception:  # noqa: BLE001 - a chart the reader cannot take apart: a person looks at it
+        return None
+    return None
+
+
+def _chart_floats(values):
+    try:
+        array = np.asarray(values if values is not None else [], dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None
+    return array[:CHART_POINTS]
+
+
+def _chart_text(value, limit=500):
+    if isinstance(value, dict):
+        value = value.get("text", "")
+    return str(value if value is not None else "")[:limit]
+
+
+def _chart_axes(title="", xlabel="", ylabel="", xscale="linear", yscale="linear"):
+    return {"xscale": xscale, "yscale": yscale, "xlabel": xlabel, "ylabel": ylabel, "title": title,
+            "legend": [], "lines": [], "bars": [], "steps": [], "polygons": [], "points": [], "segments": [],
+            "texts": [], "xlim": np.zeros(0), "ylim": np.zeros(0), "xticks": {"at": np.zeros(0), "labels": []},
+            "yticks": {"at": np.zeros(0), "labels": []}, "unread": []}
+
+
+class _Categories:
+    """Category names along an axis, placed at 0, 1, 2, ... in the order met (as matplotlib does)."""
+
+    def __init__(self):
+        self.names = []
+
+    def place(self, values):
+        numbers = _chart_floats(values)
+        if numbers is not None:
+            return numbers
+        out = []
+        for value in list(values)[:CHART_POINTS]:
+            name = str(value)
+            if name not in self.names:
+                self.names.append(name)
+            out.append(self.names.index(name))
+        return np.asarray(out, dtype=float)
+
+    def ticks(self):
+        return {"at": np.arange(len(self.names), dtype=float), "labels": list(self.names)}
+
+
+# ---- plotly ---------------------------------------------------------------------------------------
+
+def plotly_data(spec):
+    layout, traces = spec.get("layout") or {}, [t for t in spec.get("data") or [] if isinstance(t, dict)]
+    panels = {}   # (xaxis, yaxis) -> axes, in the order the axes are numbered
+    for trace in traces[:CHART_SERIES]:
+        key = (trace.get("xaxis") or "x", trace.get("yaxis") or "y")
+        if key not in panels:
+            panels[key] = _plotly_axes(layout, key)
+        _plotly_trace(panels[key], trace)
+    for shape in layout.get("shapes") or []:
+        key = ((shape.get("xref") or "x").split()[0], (shape.get("yref") or "y").split()[0])
+        target = panels.get(key) or next(iter(panels.values()), None)
+        if target is not None:
+            _plotly_shape(target, shape)
+    named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]
+    shows_legend = layout.get("showlegend", len(named) > 1)
+    for axes in panels.values():
+        axes["legend"] = [name for name in axes.pop("_names") if shows_legend][:CHART_SERIES]
+        categories = axes.pop("_categories")
+        if categories.names:
+            axes["xticks"] = categories.ticks()
+    if not panels:
+        return None
+    title = _chart_text(layout.get("title"))
+    axes = list(panels.values())[:CHART_AXES]
+    if len(axes) == 1 and not axes[0]["title"]:
+        axes[0]["title"] = title
+    return {"axes": axes, "suptitle": title if len(axes) > 1 else ""}
+
+
+def _plotly_axes(layout, key):
+    xaxis, yaxis = (layout.get(name[0] + "axis" + name[1:]) or {} for name in key)
+    axes = _chart_axes(xlabel=_chart_text(xaxis.get("title")), ylabel=_chart_text(yaxis.get("title")),
+                 xscale="log" if xaxis.get("type") == "log" else "linear",
+                 yscale="log" if yaxis.get("type") == "log" else "linear")
+    for name, axis in (("xlim", xaxis), ("ylim", yaxis)):
+        limits = _chart_floats(axis.get("range")) if axis.get("range") is not None else None
+        if limits is not None and limits.size == 2:
+            axes[name] = 10 ** limits if axis.get("type") == "log" else limits   # plotly's log ranges are exponents
+    axes["_names"], axes["_categories"] = [], _Categories()
+    return axes
+
+
+def _plotly_trace(axes, trace):
+    kind, name = trace.get("type") or "scatter", _chart_text(trace.get("name"))
+    if trace.get("name") and trace.get("showlegend", True) is not False:
+        axes["_names"].append(name)
+    if kind in ("scatter", "scattergl"):
+        y = _chart_floats(trace.get("y"))
+        if y is None:
+            axes["unread"].append("a plotly scatter of text values")
+            return
+        x = axes["_categories"].place(trace["x"]) if trace.get("x") is not None else np.arange(y.size, dtype=float)
+        mode = trace.get("mode") or ("lines" if y.size > 20 else "lines+markers")
+        dash = ((trace.get("line") or {}).get("dash")) or "solid"
+        axes["lines"].append({"x": x, "y": y, "label": name, "in_data": True, "drawstyle": "default",
+                              "linestyle": DASHES.get(dash, "-") if "lines" in mode else "None",
+                              "marker": "o" if "markers" in mode else "None"})
+    elif kind == "bar":
+        _plotly_bars(axes, trace, name)
+    elif kind == "histogram":
+        _plotly_histogram(axes, trace, name)
+    else:
+        axes["unread"].append(f"a plotly {kind}")
+
+
+def _plotly_bars(axes, trace, name):
+    horizontal = trace.get("orientation") == "h"
+    along, values = ("y", "x") if horizontal else ("x", "y")
+    heights = _chart_floats(trace.get(values))
+    if heights is None:
+        axes["unread"].append("plotly bars of text values")
+        return
+    at = axes["_categories"].place(trace[along]) if trace.get(along) is not None else np.arange(heights.size, dtype=float)
+    width = _chart_floats(trace.get("width")) if trace.get("width") is not None else None
+    if width is None or width.size not in (1, heights.size):
+        gaps = np.diff(np.unique(at))
+        width = np.array([0.8 * (gaps.min() if gaps.size else 1.0)])
+    width = np.broadcast_to(width, heights.shape).astype(float)
+    base = _chart_floats(trace.get("base")) if trace.get("base") is not None else np.zeros(1)
+    base = np.broadcast_to(base if base is not None and base.size in (1, heights.size) else np.zeros(1),
+                           heights.shape).astype(float)
+    if horizontal:   # as matplotlib's barh keeps them: x the base, width the value, y the bottom
+        axes["bars"].append({"x": base, "width": heights, "bottom": at - width / 2, "height": width,
+                             "label": name, "orientation": "horizontal"})
+    else:
+        axes["bars"].append({"x": at - width / 2, "width": width, "bottom": base, "height": heights,
+                             "label": name, "orientation": "vertical"})
+
+
+def _plotly_histogram(axes, trace, name):
+    """plotly bins a histogram in the browser: here, as it does for its own settings (xbins start,
+    end and size; nbinsx), and for integer data one bin per integer; else numpy's automatic bins."""
+    horizontal = trace.get("y") is not None and trace.get("x") is None
+    data = _chart_floats(trace.get("y" if horizontal else "x"))
+    if data is None or not data.size:
+        axes["unread"].append("a plotly histogram of text values")
+        return
+    data = data[np.isfinite(data)]
+    bins = trace.get("ybins" if horizontal else "xbins") or {}
+    size = bins.get("size")
+    if isinstance(size, (int, float)) and size > 0:
+        start = bins.get("start", np.floor(data.min() / size) * size)
+        end = bins.get("end", data.max() + size)
+        edges = np.arange(float(start), float(end) + size / 2, size)
+    elif trace.get("nbinsx" if not horizontal else "nbinsy"):
+        edges = np.histogram_bin_edges(data, bins=int(trace.get("nbinsx") or trace.get("nbinsy")))
+    elif np.allclose(data, np.round(data)) and data.max() - data.min() <= 200:
+        edges = np.arange(data.min() - 0.5, data.max() + 1.0, 1.0)
+    else:
+        edges = np.histogram_bin_edges(data, bins="auto")
+    counts, edges = np.histogram(data, bins=edges)
+    norm = trace.get("histnorm") or ""
+    widths = np.diff(edges)
+    scale = {"percent": 100.0 / max(data.size, 1), "probability": 1.0 / max(data.size, 1)}.get(norm)
+    heights = counts * scale if scale else counts / (max(data.size, 1) * widths) if "density" in norm else counts
+    heights = heights.astype(float)
+    if horizontal:
+        axes["bars"].append({"x": np.zeros(counts.size), "width": heights, "bottom": edges[:-1], "height": widths,
+                             "label": name, "orientation": "horizontal"})
+    else:
+        axes["bars"].append({"x": edges[:-1], "width": widths, "bottom": np.zeros(counts.size), "height": heights,
+                             "label": name, "orientation": "vertical"})
+
+
+def _plotly_shape(axes, shape):
+    """fig.add_hline / add_vline / add_shape(type="line"): a level across the axes, or a segment."""
+    if shape.get("type") != "line":
+        axes["unread"].append(f"a plotly {shape.get('type') or 'shape'}")
+        return
+    x0, x1, y0, y1 = (shape.get(k) for k in ("x0", "x1", "y0", "y1"))
+    across_x = "domain" in str(shape.get("xref") or "") or shape.get("xref") == "paper"
+    across_y = "domain" in str(shape.get("yref") or "") or shape.get("yref") == "paper"
+    style = DASHES.get((shape.get("line") or {}).get("dash") or "solid", "-")
+    if across_x and y0 == y1:   # add_hline: y in data, x across the axes
+        axes["lines"].append({"x": np.array([0.0, 1.0]), "y": _chart_floats([y0, y1]), "label": "", "in_data": False,
+                              "linestyle": style, "marker": "None", "drawstyle": "default"})
+    elif across_y and x0 == x1:
+        axes["segments"].append({"segments": [np.array([[x0, 0.0], [x1, 1.0]], dtype=float)], "label": "",
+                                 "role": "vline"})
+    else:
+        xy = _chart_floats([x0, y0, x1, y1])
+        if xy is not None and xy.size == 4:
+            axes["segments"].append({"segments": [xy.reshape(2, 2)], "label": "", "role": ""})
+
+
+# ---- altair ---------------------------------------------------------------------------------------
+
+def altair_data(spec):
+    datasets = spec.get("datasets") or {}
+    panels = []
+    _altair_walk(spec, datasets, spec.get("data"), {}, panels)
+    if not panels:
+        return None
+    for axes in panels:
+        categories = axes.pop("_categories")
+        if categories.names:
+            axes["xticks"] = categories.ticks()
+    return {"axes": panels[:CHART_AXES], "suptitle": _chart_text(spec.get("title")) if len(panels) > 1 else ""}
+
+
+def _chart_rows(data, datasets):
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("values"), list):
+        return data["values"]
+    if data.get("name") in datasets:
+        return datasets[data["name"]]
+    return None
+
+
+def _altair_walk(spec, datasets, data, encoding, panels, into=None):
+    """Each view of the spec (layers share one axes; concatenations and facets make several)."""
+    data = spec.get("data", data)
+    encoding = {**encoding, **(spec.get("encoding") or {})}
+    for key in ("hconcat", "vconcat", "concat"):
+        for view in spec.get(key) or []:
+            _altair_walk(view, datasets, data, encoding, panels)
+    if "layer" in spec:
+        axes = into if into is not None else _new_panel(panels, spec)
+        for view in spec["layer"]:
+            _altair_walk(view, datasets, data, encoding, panels, into=axes)
+        return
+    if "facet" in spec or "repeat" in spec:
+        axes = _new_panel(panels, spec)
+        axes["unread"].append("an altair facet or repeat")
+        return
+    if "mark" not in spec:
+        return
+    axes = into if into is not None else _new_panel(panels, spec)
+    _altair_mark(axes, spec, _chart_rows(data, datasets), encoding)
+
+
+def _new_panel(panels, spec):
+    axes = _chart_axes(title=_chart_text(spec.get("title")))
+    axes["_categories"] = _Categories()
+    panels.append(axes)
+    return axes
+
+
+def _channel_title(channel):
+    if channel.get("title") is not None:
+        return _chart_text(channel.get("title"))
+    if channel.get("aggregate") == "count" and not channel.get("field"):
+        return "Count of Records"
+    field = _chart_text(channel.get("field"))
+    if channel.get("aggregate"):
+        return f"{channel['aggregate'].capitalize()} of {field}"
+    return field
+
+
+def _altair_mark(axes, spec, rows, encoding):
+    mark = spec["mark"]["type"] if isinstance(spec["mark"], dict) else spec["mark"]
+    x, y = encoding.get("x") or {}, encoding.get("y") or {}
+    if not axes["xlabel"]:
+        axes["xlabel"] = _channel_title(x)
+    if not axes["ylabel"]:
+        axes["ylabel"] = _channel_title(y)
+    for name, channel in (("xscale", x), ("yscale", y)):
+        if (channel.get("scale") or {}).get("type") == "log":
+            axes[name] = "log"
+    if spec.get("transform") or rows is None or x.get("bin") or y.get("bin") or x.get("aggregate") \
+            or (y.get("aggregate") and mark != "bar"):
+        axes["unread"].append(f"an altair {mark} mark the reader cannot evaluate (a transform, binning, or data "
+                              f"not inline)")
+        return
+    if mark == "rule" and y.get("field") and not x.get("field"):   # a level across the axes
+        for row in rows[:CHART_SERIES]:
+            value = _chart_floats([row.get(y["field"])])
+            if value is not None:
+                axes["lines"].append({"x": np.array([0.0, 1.0]), "y": np.repeat(value, 2), "label": "", "in_data": False,
+                                      "linestyle": "-", "marker": "None", "drawstyle": "default"})
+        return
+    colour = (encoding.get("color") or encoding.get("strokeDash") or {}).get("field")
+    groups = {}
+    for row in rows[:CHART_POINTS]:
+        groups.setdefault(str(row.get(colour)) if colour else "", []).append(row)
+    if colour:
+        axes["legend"] += [g for g in groups if g not in axes["legend"]]
+    # Vega-Lite stacks bars of several colours unless told `stack=None`: each group sits on the ones before
+    stacked = mark == "bar" and colour and y.get("stack", "zero") not in (None, False)
+    below = {}
+    for group, members in list(groups.items())[:CHART_SERIES]:
+        if mark == "bar" and y.get("aggregate") == "count":
+            xs = axes["_categories"].place([r.get(x.get("field")) for r in members])
+            at, counts = np.unique(xs, return_counts=True)
+            axes["bars"].append({"x": at - 0.4, "width": np.full(at.size, 0.8), "bottom": np.zeros(at.size),
+                                 "height": counts.astype(float), "label": group, "orientation": "vertical"})
+            continue
+        xs = axes["_categories"].place([r.get(x.get("field")) for r in members]) if x.get("field") else None
+        ys = _chart_floats([r.get(y.get("field")) for r in members]) if y.get("field") else None
+        if xs is None or ys is None or xs.size != ys.size:
+            axes["unread"].append(f"an altair {mark} mark")
+            continue
+        if mark == "bar":
+            gaps = np.diff(np.unique(xs))
+            width = 0.8 * (gaps.min() if gaps.size else 1.0)
+            bottom = np.array([below.get(x, 0.0) for x in xs]) if stacked else np.zeros(xs.size)
+            if stacked:
+                for x, top in zip(xs, bottom + ys):
+                    below[x] = top
+            axes["bars"].append({"x": xs - width / 2, "width": np.full(xs.size, width), "bottom": bottom,
+                                 "height": ys, "label": group, "orientation": "vertical"})
+        elif mark in ("line", "trail"):
+            order = np.argsort(xs, kind="stable") if x.get("type") != "nominal" else np.arange(xs.size)
+            dash = (spec["mark"].get("strokeDash") if isinstance(spec["mark"], dict) else None)
+            axes["lines"].append({"x": xs[order], "y": ys[order], "label": group, "in_data": True, "drawstyle": "default",
+                                  "linestyle": "--" if dash else "-",
+                                  "marker": "o" if isinstance(spec["mark"], dict) and spec["mark"].get("point") else "None"})
+        elif mark in ("point", "circle", "square", "tick"):
+            axes["lines"].append({"x": xs, "y": ys, "label": group, "in_data": True, "drawstyle": "default",
+                                  "linestyle": "None", "marker": "o"})
+        else:
+            axes["unread"].append(f"an altair {mark} mark")

@@ -1,0 +1,51 @@
+"""drawing_reader.py, the one Python file of the students' repository (written by `publish`): what the
+autograder reads in a student's figures and printouts, as maskdiff_client holds it (charts.py, drawn.py,
+seen.py) in one module, so that `show("plot_x")` in a notebook says what the grader will read there."""
+import ast
+import itertools
+
+from ..layout import CLIENT_PACKAGE, PACKAGE_PARENT
+from ..records.nbgrader_apps import CourseError
+
+READER_PARTS = ("charts.py", "drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
+
+
+def without_docstring(text):
+    """A module's text less its docstring (ours name the course's private parts)."""
+    body = ast.parse(text).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        lines = text.splitlines(keepends=True)
+        return "".join(lines[body[0].end_lineno:]).lstrip("\n")
+    return text
+
+
+def top_level_names(text):
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def reader_text():
+    """drawing_reader.py: maskdiff_client's chart reader (charts.py), recorder (drawn.py) and its
+    description (seen.py) verbatim, less their docstrings, as one module that starts recording when
+    imported in IPython."""
+    folder = PACKAGE_PARENT / CLIENT_PACKAGE
+    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
+    names = [top_level_names(part) - {"np"} for part in parts]
+    for i, j in itertools.combinations(range(len(parts)), 2):   # one module: a name defined twice would
+        if names[i] & names[j]:                                  # replace the other part's own
+            raise CourseError(f"maskdiff_client's {READER_PARTS[i]} and {READER_PARTS[j]} both define "
+                              f"{sorted(names[i] & names[j])}")
+    return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
+            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x. The\n'
+            'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
+            + "\n\n# ---- plotly and altair charts, read ----\n" + parts[0]
+            + "\n\n# ---- the recorder ----\n" + parts[1] + "\n\n# ---- its description ----\n" + parts[2]
+            + "\n\ninstall()\n")
