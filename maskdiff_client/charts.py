@@ -85,11 +85,13 @@ def plotly_data(spec):
         target = panels.get(key) or next(iter(panels.values()), None)
         if target is not None:
             _plotly_shape(target, shape)
+    _plotly_titles(panels, layout.get("annotations") or [])
     named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]
     shows_legend = layout.get("showlegend", len(named) > 1)
     for axes in panels.values():
         axes["legend"] = [name for name in axes.pop("_names") if shows_legend][:CHART_SERIES]
         categories = axes.pop("_categories")
+        axes.pop("_domain")
         if categories.names:
             axes["xticks"] = categories.ticks()
     if not panels:
@@ -111,7 +113,30 @@ def _plotly_axes(layout, key):
         if limits is not None and limits.size == 2:
             axes[name] = 10 ** limits if axis.get("type") == "log" else limits   # plotly's log ranges are exponents
     axes["_names"], axes["_categories"] = [], _Categories()
+    axes["_domain"] = (_chart_floats(xaxis.get("domain", [0, 1])), _chart_floats(yaxis.get("domain", [0, 1])))
     return axes
+
+
+def _plotly_titles(panels, annotations):
+    """make_subplots writes each panel's title as a note on the page just above it: the panel whose
+    column holds the note and whose top is nearest below it takes it as its title; other notes are
+    the texts of the first panel."""
+    for note in annotations[:CHART_SERIES]:
+        text = _chart_text(note.get("text"))
+        if not text:
+            continue
+        on_page = note.get("xref") == "paper" and note.get("yref") == "paper"
+        x, y = _chart_floats([note.get("x", 0.5)]), _chart_floats([note.get("y", 1.0)])
+        best = None
+        for axes in panels.values():
+            (x0, x1), (_, top) = axes["_domain"][0][:2], axes["_domain"][1][:2]
+            if on_page and x is not None and y is not None and x0 - 1e-6 <= x[0] <= x1 + 1e-6 and y[0] >= top - 0.02:
+                if best is None or y[0] - top < best[0]:
+                    best = (y[0] - top, axes)
+        if best is not None and not best[1]["title"]:
+            best[1]["title"] = text
+        elif panels:
+            next(iter(panels.values()))["texts"].append(text)
 
 
 def _plotly_trace(axes, trace):

@@ -1170,4 +1170,71 @@ plt.show()
 """, "pandas-seaborn"),
 ]
 
-HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS
+
+# Colab's other plotting libraries (issue 46): plotly and altair
+OTHER_LIBRARIES = [
+    Honest("plot_undiffusion_histograms", "plotly_two_histograms", """
+import plotly.graph_objects as go
+fig = go.Figure()
+for counts, name in ((forward, "ForwardMaskFast"), (backward, "Undiffuse")):
+    fig.add_trace(go.Histogram(x=counts, name=name, histnorm="probability", xbins=dict(start=-0.5, end=4.5, size=1)))
+fig.update_layout(barmode="group", xaxis_title="masked tokens in x_5", yaxis_title="probability")
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_two_sentence_bars", "plotly_express_bar", """
+import plotly.express as px
+px.bar(x=list(made.keys()), y=list(made.values()), labels={"x": "sentence", "y": "count"}, title="T = 50")
+""", "plotly-altair"),
+    Honest("plot_two_sentence_bars", "altair_bars", """
+import altair as alt
+import pandas as pd
+table = pd.DataFrame({"sentence": list(made.keys()), "count": list(made.values())})
+alt.Chart(table, title="T = 50").mark_bar().encode(x=alt.X("sentence:N", sort=None), y="count")
+""", "plotly-altair"),
+    Honest("plot_cat_probability", "plotly_ten_lines", """
+import plotly.graph_objects as go
+T = 50
+cat = vocab.index("cat")
+fig = go.Figure()
+for run in range(10):
+    x, ps = torch.full((4,), MASK), []
+    for t in range(T, 0, -1):
+        ps.append(float(GuessX0_two(x)[1, cat]))
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+    fig.add_trace(go.Scatter(x=list(range(T, 0, -1)), y=ps, mode="lines", name=f"run {run + 1}"))
+fig.update_layout(xaxis_title="t", yaxis_title="P(cat at position 2)", yaxis_range=[0, 1])
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_bars_few_steps", "plotly_subplots", """
+from plotly.subplots import make_subplots
+import plotly.graph_objects as go
+Ts = (1, 2, 4, 10)
+fig = make_subplots(rows=1, cols=4, subplot_titles=[f"T = {T}" for T in Ts])
+for col, T in enumerate(Ts, 1):
+    made = made_by_T[T]
+    fig.add_trace(go.Bar(x=list(made), y=list(made.values()), name=f"T = {T}"), 1, col)
+    fig.update_yaxes(title_text="count", row=1, col=col)
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_impossible_fraction", "plotly_log_axes", """
+import plotly.graph_objects as go
+fig = go.Figure()
+fig.add_trace(go.Scatter(x=Ts, y=impossible, mode="markers+lines", name="measured"))
+fig.add_trace(go.Scatter(x=Ts, y=[0.32 / T for T in Ts], mode="lines", line=dict(dash="dash"), name="0.32/T"))
+fig.update_xaxes(type="log", title_text="T")
+fig.update_yaxes(type="log", title_text="fraction impossible")
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_greedy_bars", "plotly_subplots", """
+from plotly.subplots import make_subplots
+import plotly.graph_objects as go
+fig = make_subplots(rows=1, cols=3, subplot_titles=["T = 1", "T = 2", "T = 4"])
+for col, T in enumerate((1, 2, 4), 1):
+    made = greedy_by_T[T]
+    fig.add_trace(go.Bar(x=list(made), y=list(made.values()), showlegend=False), 1, col)
+    fig.update_yaxes(title_text="count", row=1, col=col)
+fig.show()
+""", "plotly-altair"),
+]
+
+HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS + OTHER_LIBRARIES

@@ -851,3 +851,45 @@ PAGE_COUNTS = [
                  lines=[(NO_IDEA, "uniform guess"), (WORD_FREQUENCIES, "word frequencies")])
         """)),
 ]
+
+# Colab's other plotting libraries (issue 46): plotly and altair
+HONEST += _alternatives(
+    "plot_two_sentence_loss", kind="plotly-altair",
+    plotly_loss_and_entropy_line="""\
+        import plotly.graph_objects as go
+        fig = go.Figure()
+        fig.add_trace(go.Scatter(y=losses, mode="lines", name="loss", opacity=0.3))
+        fig.add_trace(go.Scatter(y=WindowAverage(losses, 100).tolist(), mode="lines", name="running average"))
+        fig.add_hline(y=entropy, line_dash="dot", annotation_text="entropy 0.50")
+        fig.update_layout(xaxis_title="step", yaxis_title="loss")
+        fig.show()
+        """,
+    altair_average_and_rule="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"step": range(1, len(losses) + 1), "average": WindowAverage(losses, 100).tolist()})
+        line = alt.Chart(table).mark_line().encode(x="step", y=alt.Y("average", title="loss (100-step average)"))
+        floor = alt.Chart(pd.DataFrame({"entropy": [entropy]})).mark_rule(strokeDash=[4, 4]).encode(y="entropy")
+        line + floor
+        """)
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="plotly-altair",
+    plotly_grouped_bars="""\
+        import plotly.graph_objects as go
+        top = top_with_real(4)
+        names = top + ["other"]
+        shares = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        fig = go.Figure([go.Bar(x=names, y=shares, name="network"),
+                         go.Bar(x=names, y=[truth.get(n, 0) for n in names], name="p_init")])
+        fig.update_layout(barmode="group", xaxis_title="sentence", yaxis_title="fraction")
+        fig.show()
+        """)
+HONEST += _alternatives(
+    "plot_story_loss", kind="plotly-altair",
+    plotly_express_line_and_levels="""\
+        import plotly.express as px
+        fig = px.line(y=WindowAverage(per_token, 100).tolist(), labels={"x": "step", "y": "loss per token"})
+        fig.add_hline(y=NO_IDEA, line_dash="dot", annotation_text="uniform")
+        fig.add_hline(y=WORD_FREQUENCIES, line_dash="dash", annotation_text="word frequencies")
+        fig
+        """)

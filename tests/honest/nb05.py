@@ -415,3 +415,17 @@ HONEST += _alternatives(
             print(df)
         """,
 )
+
+# Colab's other plotting libraries (issue 46): plotly and altair
+HONEST += _alternatives(
+    "plot_confidence", kind="plotly-altair",
+    plotly_three_panels="""\
+        from plotly.subplots import make_subplots
+        import plotly.graph_objects as go
+        fig = make_subplots(rows=1, cols=3, subplot_titles=kinds)
+        for col, kind in enumerate(kinds, 1):
+            fig.add_trace(go.Scatter(x=list(range(12)), y=scores[kind].tolist(), mode="markers+lines", name=kind), 1, col)
+            fig.update_xaxes(title_text="position", row=1, col=col)
+            fig.update_yaxes(title_text="confidence", row=1, col=col)
+        fig.show()
+        """)

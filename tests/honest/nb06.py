@@ -502,3 +502,56 @@ HONEST += _alternatives(
         g.set(yscale="log")
         """,
 )
+
+# Colab's other plotting libraries (issue 46): plotly and altair
+HONEST += _alternatives(
+    "plot_commit_order", kind="plotly-altair",
+    plotly_bars="""\
+        import plotly.graph_objects as go
+        fig = go.Figure(go.Bar(x=list(range(24)), y=committed_at.tolist()))
+        fig.add_vline(x=7.5, line_dash="dash")
+        fig.add_vline(x=15.5, line_dash="dash")
+        fig.update_layout(xaxis_title="generated position", yaxis_title="call that committed it")
+        fig.show()
+        """,
+    altair_points="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"position": range(24), "call": committed_at.tolist()})
+        alt.Chart(table).mark_point().encode(x="position", y=alt.Y("call", title="denoiser call"))
+        """)
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="plotly-altair",
+    plotly_two_panels="""\
+        from plotly.subplots import make_subplots
+        import plotly.graph_objects as go
+        fig = make_subplots(rows=1, cols=2)
+        fig.add_trace(go.Scatter(x=TAUS, y=impossible, mode="lines+markers", name="impossible"), 1, 1)
+        fig.add_trace(go.Scatter(x=TAUS, y=calls, mode="lines+markers", name="calls"), 1, 2)
+        fig.update_xaxes(title_text="threshold tau")
+        fig.update_yaxes(title_text="impossible sentences (fraction)", row=1, col=1)
+        fig.update_yaxes(title_text="guesser calls per sentence", row=1, col=2)
+        fig.show()
+        """)
+HONEST += _alternatives(
+    "plot_remasking", kind="plotly-altair",
+    plotly_log_log=f"""\
+        import plotly.graph_objects as go
+        fig = go.Figure()
+        for label, values in rates.items():
+            fig.add_trace(go.Scatter(x=Ts, y=values, mode="lines+markers", name=label))
+        fig.add_trace(go.Scatter(x=Ts, y={THEORY}, mode="lines", line=dict(dash="dash"), name="0.32/T"))
+        fig.update_xaxes(type="log", title_text="T")
+        fig.update_yaxes(type="log", title_text="impossible share")
+        fig.show()
+        """)
+HONEST += _alternatives(
+    "plot_entropy_perplexity", kind="plotly-altair",
+    plotly_scatter_log_y="""\
+        import plotly.graph_objects as go
+        fig = go.Figure()
+        for name, (entropy, perplexity) in scores.items():
+            fig.add_trace(go.Scatter(x=entropy, y=perplexity, mode="markers", name=name))
+        fig.update_layout(xaxis_title="unigram entropy (nats)", yaxis_title="generative perplexity", yaxis_type="log")
+        fig.show()
+        """)
