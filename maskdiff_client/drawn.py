@@ -359,6 +359,9 @@ def _text_shown(value, formats):
         return value
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
         return "\n".join(value)   # strings, one a line, as they read (stories, sentences)
+    page = _page_text(value)
+    if page is not None:
+        return page
     if _is_chart(value, formats):
         return None
     plain, rich_html = formats.get("text/plain"), formats.get("text/html")
@@ -382,6 +385,30 @@ def _is_chart(value, formats):
     page = formats.get("text/html")
     return isinstance(page, str) and re.search(r"(?i)<(script|iframe|canvas|svg|img)\b", page) is not None \
         and "<table" not in page.lower()
+
+
+def _page_text(value):
+    """The text of IPython's HTML and Markdown objects (display(HTML(df.to_html())), display(Markdown(...))):
+    a table cell by cell, a row a line; None for anything else, or HTML that draws (a script, a picture)."""
+    if (type(value).__module__ or "") != "IPython.core.display" or not isinstance(getattr(value, "data", None), str):
+        return None
+    if type(value).__name__ == "HTML":
+        if re.search(r"(?i)<(script|iframe|canvas|svg|img)\b", value.data) and "<table" not in value.data.lower():
+            return None
+        return _html_text(value.data)
+    if type(value).__name__ == "Markdown":
+        rows = []
+        for line in value.data[:MAX_PRINTED].splitlines():
+            if re.fullmatch(r"\s*\|?[\s:|-]*-[\s:|-]*\|?\s*", line):   # a table's |---|:--| rule
+                continue
+            line = line.strip()
+            if line.startswith("|") and line.endswith("|") and len(line) > 1:
+                line = "  ".join(cell.strip() for cell in line[1:-1].split("|"))
+            rows.append(re.sub(r"(\*\*|__|`)", "", line))
+        return "\n".join(rows)
+    if type(value).__name__ in ("Pretty", "Latex", "Code"):
+        return value.data
+    return None
 
 
 def _bare_repr(text):

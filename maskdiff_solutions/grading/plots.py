@@ -49,6 +49,15 @@ def _str(value):
     return value if isinstance(value, str) else ""
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")   # colours and cursor moves (rich, termcolor)
+BOX = re.compile(r"[\u2500-\u257f]")                                # a rich table's rules and borders
+
+
+def as_read(text):
+    """A printout as a person reads it: without terminal colour codes, a table's box lines as spaces."""
+    return BOX.sub(" ", ANSI.sub("", text))
+
+
 class Axes:
     """One axes of the student's figure, as series in data coordinates."""
 
@@ -258,7 +267,7 @@ class Drawing:
         figures = data.get("figures") if isinstance(data.get("figures"), list) else []
         self.axes = [Axes(a) for f in figures if isinstance(f, dict) for a in (f.get("axes") or [])
                      if isinstance(a, dict)]
-        self.printed = _str(data.get("printed"))   # printed and shown (last expression, display), in order
+        self.printed = as_read(_str(data.get("printed")))   # printed and shown (last expression, display), in order
         self.rich = [_str(kind) for kind in data.get("rich") or [] if isinstance(kind, str)][:16]
         error = data.get("error") if isinstance(data.get("error"), dict) else {}
         self.error, self.error_module = _str(error.get("type")), _str(error.get("module"))

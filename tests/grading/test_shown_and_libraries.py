@@ -55,6 +55,9 @@ CELLS = [
     "import tensorflow_of_nobody",
     "import pandas as pd\npd.DataFrame({'a': [1, 2]}).style.format('{:.1f}')",
     "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+    "from IPython.display import HTML, display\ndisplay(HTML('<table><tr><th>n</th><th>steps</th></tr>'\n"
+    "                     '<tr><td>10</td><td>4</td></tr></table>'))",
+    "from IPython.display import Markdown\nMarkdown('| n | steps |\\n|---|---:|\\n| 10 | **4** |')",
 ]
 
 
@@ -76,6 +79,19 @@ def test_a_last_expression_and_display_count_as_the_printout(shown):
     assert shown[2]["printed"] == "once upon a time\nthere was a cat\n"   # a string as it reads
     assert shown[3]["printed"] == "once upon a time\nthe end\n"            # strings, one a line
     assert "a  1.0" in " ".join(shown[8]["printed"].split("\n")) or "1.0" in shown[8]["printed"]  # HTML only
+
+
+def test_html_and_markdown_shown_are_read_as_their_text(shown):
+    assert shown[10]["printed"] == "n steps\n10 4\n" and shown[11]["printed"] == "n  steps\n10  4\n"
+    assert not shown[10]["rich"] and not shown[11]["rich"]
+
+
+def test_a_printout_is_read_without_colour_codes_and_box_lines():
+    """rich in Jupyter: a table drawn with box characters, words coloured with terminal codes."""
+    printed = ("\u250f\u2501\u2501\u2533\u2501\u2513\n\u2503\x1b[1m n \x1b[0m\u2503 steps \u2503\n"
+               "\u2502 10 \u2502 4 \u2502\n\x1b[1mdone\x1b[0m \x1b[1;36m7\x1b[0m steps\n")
+    lines = plots.printed_lines(plots.Drawing({"figures": [], "printed": printed}).printed)
+    assert [line.split() for line in lines] == [["n", "steps"], ["10", "4"], ["done", "7", "steps"]]
 
 
 def test_a_figure_shown_as_the_last_expression_is_kept(shown):

@@ -555,3 +555,31 @@ HONEST += _alternatives(
         fig.update_layout(xaxis_title="unigram entropy (nats)", yaxis_title="generative perplexity", yaxis_type="log")
         fig.show()
         """)
+# printouts shown another way (issue 46): a rich table, HTML and Markdown tables shown with display()
+HONEST += _alternatives(
+    "show_budgets", kind="shown",
+    rich_table=f"""\
+        from rich.console import Console
+        from rich.table import Table
+        table = Table("n", "steps", "even", "schedule", title="transfer budgets")
+        for n, steps in {PAIRS}:
+            table.add_row(str(n), str(steps), str(TransferCounts(n, steps, "even")),
+                          str(TransferCounts(n, steps, "schedule")))
+        Console(force_terminal=True).print(table)
+        """,
+    html_table_displayed=f"""\
+        import pandas as pd
+        from IPython.display import HTML, display
+        rows = [{{"n": n, "steps": steps, "even": TransferCounts(n, steps, "even"),
+                  "schedule": TransferCounts(n, steps, "schedule")}} for n, steps in {PAIRS}]
+        display(HTML(pd.DataFrame(rows).to_html(index=False)))
+        """,
+    markdown_table_displayed=f"""\
+        from IPython.display import Markdown, display
+        lines = ["| n | steps | even | schedule |", "|---:|---:|:---|:---|"]
+        for n, steps in {PAIRS}:
+            lines.append(f"| {{n}} | {{steps}} | {{TransferCounts(n, steps, 'even')}} | "
+                         f"{{TransferCounts(n, steps, 'schedule')}} |")
+        display(Markdown("\\n".join(lines)))
+        """,
+)
