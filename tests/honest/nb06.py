@@ -583,3 +583,32 @@ HONEST += _alternatives(
         display(Markdown("\\n".join(lines)))
         """,
 )
+# matplotlib habits (issue 46): a percent formatter on one axis of a twinx pair, a secondary x axis
+HONEST += _alternatives(
+    "plot_threshold_trade",
+    twinx_percent_and_secondary_axis="""\
+        from matplotlib.ticker import PercentFormatter
+        fig, ax = plt.subplots()
+        ax.plot(TAUS, impossible, "o-", color="C3", label="impossible sentences")
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.set_xlabel("threshold tau"); ax.set_ylabel("impossible sentences")
+        other = ax.twinx()
+        other.plot(TAUS, calls, "s--", color="C0", label="guesser calls")
+        other.set_ylabel("guesser calls per sentence")
+        top = ax.secondary_xaxis("top", functions=(lambda t: 1 - t, lambda c: 1 - c))
+        top.set_xlabel("1 - tau")
+        fig.legend(loc="upper center")
+        """,
+)
+HONEST += _alternatives(
+    "plot_remasking",
+    errorbar_binomial_spread=f"""\
+        import numpy as np
+        for label, values in rates.items():
+            p = np.array(values)
+            plt.errorbar(Ts, p, yerr=np.sqrt(p * (1 - p) / runs), fmt="o-", capsize=3, label=label)
+        plt.plot(Ts, {THEORY}, "k--", label="0.32/T")
+        plt.xscale("log"); plt.yscale("log")
+        plt.xlabel("T"); plt.ylabel("share of impossible sentences"); plt.legend()
+        """,
+)
