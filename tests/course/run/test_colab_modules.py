@@ -14,6 +14,8 @@ from maskdiff_solutions.course.sandbox.settings import resolve_mode
 from tests.support import exports
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]   # one grading through the command line: CI runs it
+CHARTS = {"plot_schedule": "plotly_graph_objects", "plot_masked_fraction": "altair_points_and_rule_line",
+          "plot_masked_histograms": "plotly_overlaid_histograms"}   # tests/honest/nb01.py
 
 MOUNT = "from google.colab import drive, files\ndrive.mount('/content/drive')\n"
 EDITS = {   # grade_id: (put before, put after) the reference's own cell
@@ -29,9 +31,8 @@ EDITS = {   # grade_id: (put before, put after) the reference's own cell
 }
 
 
-def test_cells_that_mount_drive_and_use_files_keep_every_point(course, tmp_path, capsys):
-    if resolve_mode("auto") == "off":
-        pytest.skip("no sandbox on this machine: /content is the sandbox's own")
+def colab_notebook(course):
+    """The reference's notebook 01 with Colab's modules in its drawing cells (EDITS)."""
     nb = exports.solved(course)
     for cell in nb.cells:
         before, after = EDITS.get(notebooks.grade_id(cell), (None, None))
@@ -39,44 +40,56 @@ def test_cells_that_mount_drive_and_use_files_keep_every_point(course, tmp_path,
             lines = cell.source.rstrip("\n").split("\n")
             shown = lines.pop() if lines[-1] == "plt.show()" else None   # save before showing, as on Colab
             cell.source = before + "\n".join(lines) + "\n" + after + (shown or "")
-    (tmp_path / "collected" / "colab_user").mkdir(parents=True)
-    notebooks.write(nb, tmp_path / "collected" / "colab_user" / exports.NB01)
-    workspace = tmp_path / "ws"
-    assert cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--workspace",
-                     str(workspace), "--no-canary", "--notebook", "01"]) == 0
+    return nb
+
+
+def chart_notebook(course):
+    """The reference's notebook 01 with its three figures drawn with plotly (fig.show(), and a figure
+    left as the last expression) and altair (layered charts), as tests/honest/nb01.py writes them."""
+    from tests.honest import nb01
+    drawings = {h.cell: nb01.DATA[h.cell] + h.source for h in nb01.HONEST if CHARTS.get(h.cell) == h.name}
+    nb = exports.solved(course)
+    for cell in nb.cells:
+        if notebooks.grade_id(cell) in drawings:
+            cell.source = drawings[notebooks.grade_id(cell)]
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded(course, tmp_path_factory):
+    """Both students graded in one run of `grade` (in the sandbox): (workspace, {student: row})."""
+    if resolve_mode("auto") == "off":
+        pytest.skip("no sandbox on this machine: /content is the sandbox's own")
+    folder = tmp_path_factory.mktemp("colab")
+    for student, nb in (("colab_user", colab_notebook(course)), ("chart_user", chart_notebook(course))):
+        (folder / "collected" / student).mkdir(parents=True)
+        notebooks.write(nb, folder / "collected" / student / exports.NB01)
+    workspace = folder / "ws"
+    assert cli.main(["--course-dir", str(course.root), "grade", str(folder / "collected"), "--workspace",
+                     str(workspace), "--no-canary", "--notebook", "01", "--jobs", "2"]) == 0
     with open(workspace / "grades-by-notebook.csv") as handle:
-        (row,) = list(csv.DictReader(handle))
+        return workspace, {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def test_cells_that_mount_drive_and_use_files_keep_every_point(course, graded):
+    workspace, rows = graded
+    row = rows["colab_user"]
     assert row["status"] == "graded" and not row["failed_tests"] and not row["review"], row
     assert float(row["auto_score"]) == float(row["auto_max"]) > 0
-    graded = notebooks.read(workspace / "autograded" / "colab_user" / course.assignment / exports.NB01)
-    said = "".join(o.get("text", "") for c in graded.cells if notebooks.grade_id(c) == "plot_schedule"
+    graded_nb = notebooks.read(workspace / "autograded" / "colab_user" / course.assignment / exports.NB01)
+    said = "".join(o.get("text", "") for c in graded_nb.cells if notebooks.grade_id(c) == "plot_schedule"
                    for o in c.get("outputs", []) if o.get("name") == "stderr")
     assert "drive.mount: /content/drive is an empty scratch folder here" in said
-    shell = next(c for c in graded.cells if notebooks.grade_id(c) == "plot_masked_histograms")
+    shell = next(c for c in graded_nb.cells if notebooks.grade_id(c) == "plot_masked_histograms")
     ran = shell.metadata.execution
     seconds = (datetime.fromisoformat(ran["shell.execute_reply"].replace("Z", "+00:00")) -
                datetime.fromisoformat(ran["iopub.execute_input"].replace("Z", "+00:00"))).total_seconds()
     assert seconds < 8, f"the cell with two pip installs took {seconds:.1f} s: pip retried a network"
 
 
-def test_drawings_made_with_plotly_and_altair_keep_every_point(course, tmp_path):
-    """Notebook 01's three figures drawn with plotly (fig.show(), and a figure left as the last expression)
-    and altair (layered charts), as tests/honest/nb01.py writes them: read in the kernel like matplotlib's,
-    full marks, nothing to review, and no chart's page counted as a huge output."""
-    from tests.honest import nb01
-    chosen = {"plot_schedule": "plotly_graph_objects", "plot_masked_fraction": "altair_points_and_rule_line",
-              "plot_masked_histograms": "plotly_overlaid_histograms"}
-    drawings = {h.cell: nb01.DATA[h.cell] + h.source for h in nb01.HONEST if chosen.get(h.cell) == h.name}
-    nb = exports.solved(course)
-    for cell in nb.cells:
-        if notebooks.grade_id(cell) in drawings:
-            cell.source = drawings[notebooks.grade_id(cell)]
-    (tmp_path / "collected" / "chart_user").mkdir(parents=True)
-    notebooks.write(nb, tmp_path / "collected" / "chart_user" / exports.NB01)
-    workspace = tmp_path / "ws"
-    assert cli.main(["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--workspace",
-                     str(workspace), "--no-canary", "--notebook", "01"]) == 0
-    with open(workspace / "grades-by-notebook.csv") as handle:
-        (row,) = list(csv.DictReader(handle))
+def test_drawings_made_with_plotly_and_altair_keep_every_point(graded):
+    """Read in the kernel like matplotlib's: full marks, nothing to review, and no chart's page counted
+    as a huge output."""
+    row = graded[1]["chart_user"]
     assert row["status"] == "graded" and not row["failed_tests"] and not row["review"], row
     assert float(row["auto_score"]) == float(row["auto_max"]) > 0 and "huge output" not in row["reason"], row

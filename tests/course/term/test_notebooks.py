@@ -1,8 +1,10 @@
 """Source notebooks: their structure and conventions, that they pass their own tests, and that the
 clock they state is the grader's (release/ made from them: tests/course/term/test_release.py)."""
+import copy
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.validator import Validator
 
@@ -98,14 +100,26 @@ def check_carried_cell(name, cell):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_source_passes_its_own_tests(course, name):
+def test_source_passes_its_own_tests(course, name, tmp_path):
+    """Every test cell passes on the solutions, and the set-up cell may be run again (students do).
+    That the solved notebook also runs whole without the hidden package, the graded batch's reference
+    proves: it is graded in the sandbox, whose kernels cannot see the package (test_grade asks its full
+    marks; tests/course/sandbox/test_sandbox.py that the package is out of sight)."""
+    nb = source(course, name)
+    setup = next(i for i, c in enumerate(nb.cells) if nbtools.grade_id(c) == "setup")
+    again = nbformat.from_dict(copy.deepcopy(dict(nb.cells[setup])))
+    again.metadata = {}   # the same code run again, not a second graded cell
+    nb.cells.insert(setup + 1, again)
+    folder = tmp_path / "source"   # a copy: nothing is written beside the course's own source/
+    folder.mkdir()
+    nbtools.write(nb, folder / name)
     # `nbgrader validate` exits 0 even when tests fail: ask the Validator for its results instead.
-    results = Validator().validate(str(course.source_dir / name))
+    results = Validator().validate(str(folder / name))
     assert results == {}, json.dumps(results, indent=1)[:4000]
     # what a notebook writes beside itself would be a file of the assignment: nbgrader copies it into
     # the release (notebook 06's stand-in scorer once did)
-    left = sorted(p.name for p in course.source_dir.iterdir() if p.suffix != ".ipynb")
-    assert not left, f"running {name} left {left} in {course.source_dir}"
+    left = sorted(p.name for p in folder.iterdir() if p.suffix != ".ipynb")
+    assert not left, f"running {name} left {left} beside it"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
