@@ -314,9 +314,13 @@ def _altair_mark(axes, spec, rows, encoding):
         axes["xlabel"] = _channel_title(x)
     if not axes["ylabel"]:
         axes["ylabel"] = _channel_title(y)
-    for name, channel in (("xscale", x), ("yscale", y)):
-        if (channel.get("scale") or {}).get("type") == "log":
-            axes[name] = "log"
+    for name, channel in (("x", x), ("y", y)):
+        scale = channel.get("scale") or {}
+        if scale.get("type") == "log":
+            axes[name + "scale"] = "log"
+        domain = _chart_floats(scale.get("domain")) if isinstance(scale.get("domain"), list) else None
+        if domain is not None and domain.size == 2 and np.isfinite(domain).all():
+            axes[name + "lim"] = domain   # scale=alt.Scale(domain=[0, 1]): the axis's limits
     if spec.get("transform") or rows is None or x.get("bin") or y.get("bin") or x.get("aggregate") \
             or (y.get("aggregate") and mark != "bar"):
         axes["unread"].append(f"an altair {mark} mark the reader cannot evaluate (a transform, binning, or data "

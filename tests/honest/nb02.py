@@ -1237,4 +1237,62 @@ fig.show()
 """, "plotly-altair"),
 ]
 
+
+OTHER_LIBRARIES += [
+    Honest("plot_undiffusion_histograms", "altair_overlaid_shares", """
+import altair as alt
+import pandas as pd
+from collections import Counter
+rows = []
+for how, counts in (("forward", forward), ("undiffusion", backward)):
+    tally = Counter(counts)
+    rows += [{"masks": k, "share": tally[k] / len(counts), "how": how} for k in range(5)]
+alt.Chart(pd.DataFrame(rows)).mark_bar(opacity=0.5).encode(
+    x=alt.X("masks:Q", title="masked tokens in x_5"), y=alt.Y("share", title="probability", stack=None), color="how")
+""", "plotly-altair"),
+    Honest("plot_cat_probability", "altair_lines_by_run", """
+import altair as alt
+import pandas as pd
+T = 50
+cat = vocab.index("cat")
+rows = []
+for run in range(10):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        rows.append({"t": t, "p": float(GuessX0_two(x)[1, cat]), "run": f"run {run + 1}"})
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+alt.Chart(pd.DataFrame(rows)).mark_line().encode(x="t", y=alt.Y("p", title="P(cat at position 2)",
+                                                                 scale=alt.Scale(domain=[0, 1])), color="run")
+""", "plotly-altair"),
+    Honest("plot_bars_few_steps", "altair_four_charts", """
+import altair as alt
+import pandas as pd
+def bars(T):
+    made = made_by_T[T]
+    table = pd.DataFrame({"sentence": list(made), "count": list(made.values())})
+    return alt.Chart(table, title=f"T = {T}").mark_bar().encode(x=alt.X("sentence:N", sort=None), y="count")
+alt.hconcat(*[bars(T) for T in (1, 2, 4, 10)])
+""", "plotly-altair"),
+    Honest("plot_impossible_fraction", "altair_log_log", """
+import altair as alt
+import pandas as pd
+table = pd.DataFrame({"T": Ts, "measured": impossible, "theory": [0.32 / T for T in Ts]})
+log = alt.Scale(type="log")
+points = alt.Chart(table).mark_point().encode(x=alt.X("T", scale=log), y=alt.Y("measured", scale=log,
+                                                                                 title="fraction impossible"))
+line = alt.Chart(table).mark_line(strokeDash=[4, 2]).encode(x=alt.X("T", scale=log), y=alt.Y("theory", scale=log))
+points + line
+""", "plotly-altair"),
+    Honest("plot_greedy_bars", "altair_three_charts", """
+import altair as alt
+import pandas as pd
+charts = []
+for T in (1, 2, 4):
+    made = greedy_by_T[T]
+    table = pd.DataFrame({"sentence": list(made), "count": list(made.values())})
+    charts.append(alt.Chart(table, title=f"T = {T}").mark_bar().encode(x=alt.X("sentence:N", sort=None), y="count"))
+alt.hconcat(*charts)
+""", "plotly-altair"),
+]
+
 HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS + OTHER_LIBRARIES

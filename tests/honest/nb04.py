@@ -893,3 +893,27 @@ HONEST += _alternatives(
         fig.add_hline(y=WORD_FREQUENCIES, line_dash="dash", annotation_text="word frequencies")
         fig
         """)
+HONEST += _alternatives(
+    "plot_story_loss", kind="plotly-altair",
+    altair_average_and_two_rules="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"step": range(1, len(per_token) + 1), "loss": WindowAverage(per_token, 100).tolist()})
+        curve = alt.Chart(table).mark_line().encode(x="step", y=alt.Y("loss", title="loss per token"))
+        levels = alt.Chart(pd.DataFrame({"level": [NO_IDEA, WORD_FREQUENCIES]})).mark_rule(color="gray").encode(y="level")
+        curve + levels
+        """)
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="plotly-altair",
+    altair_bars_and_truth_points="""\
+        import altair as alt
+        import pandas as pd
+        top = top_with_real(4)
+        names = top + ["other"]
+        table = pd.DataFrame({"sentence": names,
+                              "network": [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total],
+                              "p_init": [truth.get(n, 0.0) for n in names]})
+        bars = alt.Chart(table).mark_bar().encode(x=alt.X("sentence:N", sort=None), y=alt.Y("network", title="fraction"))
+        truth_marks = alt.Chart(table).mark_point(color="red").encode(x=alt.X("sentence:N", sort=None), y="p_init")
+        bars + truth_marks
+        """)

@@ -429,3 +429,12 @@ HONEST += _alternatives(
             fig.update_yaxes(title_text="confidence", row=1, col=col)
         fig.show()
         """)
+HONEST += _alternatives(
+    "plot_confidence", kind="plotly-altair",
+    altair_three_charts="""\
+        import altair as alt
+        import pandas as pd
+        charts = [alt.Chart(pd.DataFrame({"position": range(12), "confidence": scores[kind].tolist()}), title=kind)
+                  .mark_line(point=True).encode(x="position", y="confidence") for kind in kinds]
+        alt.hconcat(*charts)
+        """)

@@ -612,3 +612,37 @@ HONEST += _alternatives(
         plt.xlabel("T"); plt.ylabel("share of impossible sentences"); plt.legend()
         """,
 )
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="plotly-altair",
+    altair_two_charts="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"tau": TAUS, "impossible": impossible, "calls": calls})
+        left = alt.Chart(table).mark_line(point=True).encode(x=alt.X("tau", title="threshold tau"),
+                                                             y=alt.Y("impossible", title="impossible sentences (fraction)"))
+        right = alt.Chart(table).mark_line(point=True).encode(x=alt.X("tau", title="threshold tau"),
+                                                              y=alt.Y("calls", title="guesser calls per sentence"))
+        left | right
+        """)
+HONEST += _alternatives(
+    "plot_remasking", kind="plotly-altair",
+    altair_log_log=f"""\
+        import altair as alt
+        import pandas as pd
+        rows = [{{"T": T, "share": share, "how": label}} for label, values in rates.items() for T, share in zip(Ts, values)]
+        rows += [{{"T": T, "share": share, "how": "0.32/T"}} for T, share in zip(Ts, {THEORY})]
+        log = alt.Scale(type="log")
+        alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+            x=alt.X("T", scale=log), y=alt.Y("share", scale=log, title="impossible share"), color="how")
+        """)
+HONEST += _alternatives(
+    "plot_entropy_perplexity", kind="plotly-altair",
+    altair_points_log_y="""\
+        import altair as alt
+        import pandas as pd
+        rows = [{"entropy": e, "perplexity": p, "samples": name} for name, (entropies, perplexities) in scores.items()
+                for e, p in zip(entropies, perplexities)]
+        alt.Chart(pd.DataFrame(rows)).mark_point().encode(
+            x=alt.X("entropy", title="unigram entropy (nats)"),
+            y=alt.Y("perplexity", scale=alt.Scale(type="log"), title="generative perplexity"), color="samples")
+        """)
