@@ -51,6 +51,8 @@ def parser():
     common.add_argument("--course-dir", default=argparse.SUPPRESS, metavar="DIR",
                         help="course root (holds nbgrader_config.py and source/); default: the current "
                              "folder or the nearest one above it")
+    graded = argparse.ArgumentParser(add_help=False)   # the commands that work on a graded workspace
+    graded.add_argument("--workspace", metavar="DIR", help="the workspace graded into (default: the course root)")
     main = argparse.ArgumentParser(prog="python -m maskdiff_solutions", description=__doc__,
                                    parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -110,9 +112,8 @@ def parser():
     grade.add_argument("--prove-again", action="store_true",
                        help="grade the reference first even where canary-proof.json in the workspace says it "
                             "got full marks under the same setup (course, code, packages, sandbox, seed, user)")
-    export = commands.add_parser("export", parents=[common], help="after manual grading in formgrader: "
+    export = commands.add_parser("export", parents=[common, graded], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
-    export.add_argument("--workspace", metavar="DIR", help="the workspace graded into (default: the course root)")
     export.add_argument("--to", choices=("canvas", "moodle"), dest="platform",
                         help="also write the platform's gradebook import (grades-canvas.csv or grades-moodle.csv) "
                              "and its bulk feedback (feedback-canvas/ or feedback-moodle.zip), keyed by the ids "
@@ -125,9 +126,8 @@ def parser():
     export.add_argument("--allow-zeros", action="store_true",
                         help="with --to: write the platform file even where it gives 0 to students who had points in "
                              "an earlier grading and of whom the last grading found nothing (it stops otherwise)")
-    undo = commands.add_parser("undo", parents=[common], help="put back the workspace as it was before its last "
+    undo = commands.add_parser("undo", parents=[common, graded], help="put back the workspace as it was before its last "
                                "grading (grade keeps it in earlier-gradings/ before it changes anything)")
-    undo.add_argument("--workspace", metavar="DIR", help="the workspace graded into (default: the course root)")
     publish = commands.add_parser("publish", parents=[common], help="release, then write the students' "
                                   "public repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",

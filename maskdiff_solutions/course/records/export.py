@@ -10,13 +10,11 @@ autograded student's feedback again (with the points and comments now awarded). 
 """
 from pathlib import Path
 
-from nbgrader.api import MissingEntry
-
 from ..intake.platforms import Intake
 from . import totals, safekeeping
 from .answers import make_optional
 from .feedback import generate_feedback
-from .gradebook import open_gradebook, out_of_full_points, score_row, scores
+from .gradebook import AUTOGRADED, out_of_full_points, rescore
 from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
 from .rows import CSV_NAME, read_csv, write_csv
 
@@ -34,19 +32,10 @@ def export(course, workspace=None):
     rows = read_csv(path)
     if course.answers_optional:  # also when the course made its answers optional after grading
         make_optional(db, course.assignment)
-    with open_gradebook(db) as gradebook:
-        for row in rows:
-            if row.status not in ("graded", "repaired", "flagged"):
-                continue  # never autograded: nothing in the gradebook
-            try:
-                got = scores(gradebook, course.assignment, row.notebook, row.student)
-            except MissingEntry:
-                continue
-            score_row(row, got, course.answers_optional)  # failed_tests stays: what the checker said
+    rescore(db, course.assignment, rows, course.answers_optional)   # failed_tests stays: what the checker said
     out_of_full_points(db, course.assignment, rows, course.answers_optional)  # also a CSV of before
     write_csv(rows, path)
-    failed = feedback(course, workspace, sorted({row.student for row in rows
-                                                 if row.status in ("graded", "repaired", "flagged")}))
+    failed = feedback(course, workspace, sorted({row.student for row in rows if row.status in AUTOGRADED}))
     intake = Intake.load(workspace)
     totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
                             {Path(name).stem: name for name in course.notebooks()})

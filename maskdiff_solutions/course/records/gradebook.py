@@ -4,7 +4,7 @@ verdicts as scores, withheld marks, and moving one student's rows between copies
 import sqlite3
 from pathlib import Path
 
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 
 from ..layout import COURSE_ID
 
@@ -83,6 +83,24 @@ def score_row(row, got, optional=False):
     if optional:
         row.automatic_only()
     return row
+
+
+AUTOGRADED = ("graded", "repaired", "flagged")   # the statuses whose rows the gradebook holds scores for
+
+
+def rescore(db, assignment, rows, optional=False):
+    """Each autograded row of `rows` takes the scores the gradebook holds now (a person's manual grades
+    and overrides since grading count); the other fields, failed_tests included, stay as grading wrote
+    them. A row the gradebook does not know keeps its scores. Returns rows."""
+    with open_gradebook(db) as gradebook:
+        for row in rows:
+            if row.status not in AUTOGRADED:
+                continue   # never autograded: nothing in the gradebook
+            try:
+                score_row(row, scores(gradebook, assignment, row.notebook, row.student), optional)
+            except MissingEntry:
+                continue
+    return rows
 
 
 def cell_verdict(names, record):

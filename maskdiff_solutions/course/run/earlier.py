@@ -11,14 +11,11 @@ Whatever a grading changes is copied first into the workspace's earlier-gradings
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.api import MissingEntry
-
-from ..records.gradebook import drop_notebook, open_gradebook, score_row, scores
+from ..records.gradebook import drop_notebook, rescore
 from ..records.rows import CSV_NAME, Row, read_csv
 
 KEPT_REASON = "not in this batch: the earlier grading's result kept (grade with --replace to score it as missing)"
 REPLACED_REASON = "not in this batch: the earlier grading's result replaced (--replace)"
-AUTOGRADED = ("graded", "repaired", "flagged")
 
 
 @dataclass
@@ -50,15 +47,8 @@ class Earlier:
         self.kept, self.replaced = [], []
 
     def _refresh(self):
-        if not self.rows or not (self.workspace / "gradebook.db").is_file():
-            return
-        with open_gradebook(self.workspace / "gradebook.db") as gradebook:
-            for row in self.rows.values():
-                if row.status in AUTOGRADED:
-                    try:
-                        score_row(row, scores(gradebook, self.assignment, row.notebook, row.student))
-                    except MissingEntry:
-                        continue
+        if self.rows and (self.workspace / "gradebook.db").is_file():
+            rescore(self.workspace / "gradebook.db", self.assignment, list(self.rows.values()))
 
     def _had_work(self, student, notebook):
         row = self.rows.get((student, notebook))

@@ -14,10 +14,8 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from nbgrader.api import MissingEntry
-
 from ..layout import SEED_VARIABLE
-from ..records.gradebook import open_gradebook, score_row, scores
+from ..records.gradebook import rescore
 from ..records.rows import Row, StudentResult
 from . import job
 
@@ -66,7 +64,9 @@ class State:
                                               result["withheld"], result["check_seconds"])
                 self.new[student] = old
         if kept:
-            _refresh_scores(self.path.parent, self.assignment, kept)
+            # their scores as the gradebook holds them now (as `export` does): manual grading since counts
+            rescore(self.path.parent / "gradebook.db", self.assignment,
+                    [row for result in kept.values() for row in result.rows])
         return kept
 
     def record(self, student, folder, result):
@@ -79,16 +79,3 @@ class State:
         text = json.dumps({"version": VERSION, "inputs": self.inputs, "students": self.new}, sort_keys=True)
         self.path.with_suffix(".tmp").write_text(text)
         os.replace(self.path.with_suffix(".tmp"), self.path)
-
-
-def _refresh_scores(workspace, assignment, kept):
-    """Kept rows get the gradebook's scores now (as `export` does): manual grading since counts."""
-    with open_gradebook(Path(workspace) / "gradebook.db") as gradebook:
-        for result in kept.values():
-            for row in result.rows:
-                if row.status not in ("graded", "repaired", "flagged"):
-                    continue
-                try:
-                    score_row(row, scores(gradebook, assignment, row.notebook, row.student))
-                except MissingEntry:
-                    continue
