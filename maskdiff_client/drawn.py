@@ -41,6 +41,7 @@ MAX_SERIES = 64            # artists of one kind read per axes
 MAX_POINTS = 200_000       # values kept per artist
 KEYED = 32                 # drawing cells remembered by their grade_id
 MAX_RICH = 16              # things shown that are neither text nor a matplotlib figure, named per cell
+RUNS_KEPT = 2000           # cells whose latest run is remembered by their text (the hand-in check reads it)
 # The grader sends each cell's nbgrader grade_id as the execute request's cellId (course/run/preprocessors.py),
 # which IPython hands to pre_run_cell; only a drawing's grade_id (plot_..., show_...) keys a record, so a
 # front end's own cell ids (uuids) never pile figures up here.
@@ -48,6 +49,7 @@ DRAWING_ID = re.compile(r"(plot|show)_[A-Za-z0-9_]{1,60}")
 
 _done = deque(maxlen=KEEP)
 _by_id = OrderedDict()
+_runs = OrderedDict()   # a cell's text -> what its latest run did, in the order the runs finished
 _current = None
 _installed = False
 
@@ -58,7 +60,7 @@ class Cell:
     def __init__(self, cell_id=""):
         self.figures, self.printed, self.size = [], [], 0
         self.rich, self.error, self.charts = [], None, []   # charts: plotly and altair, read when shown
-        self.cell_id = cell_id
+        self.cell_id, self.source = cell_id, ""
 
     def keep_figure(self, figure):
         if figure is not None and len(self.figures) < MAX_FIGURES and all(f is not figure for f in self.figures):
@@ -154,6 +156,10 @@ def _before_cell(info=None, *_):
     global _current
     cell_id = getattr(info, "cell_id", None)
     _current = Cell(cell_id if isinstance(cell_id, str) and DRAWING_ID.fullmatch(cell_id) else "")
+    raw = getattr(info, "raw_cell", None)
+    _current.source = raw if isinstance(raw, str) else ""
+    if "plotly.basedatatypes" in sys.modules:   # imported where another recorder's finder saw it first
+        _watch_plotly_show()
     if not isinstance(sys.stdout, _Tee):
         sys.stdout = _Tee(sys.stdout, _current)
     else:
@@ -173,11 +179,35 @@ def _after_cell(result=None, *_):
         if id(figure) not in cell.open_before:
             cell.keep_figure(figure)
     _done.append(cell)
+    _remember_run(cell)
     if cell.cell_id:
         _by_id.pop(cell.cell_id, None)
         _by_id[cell.cell_id] = cell
         while len(_by_id) > KEYED:
             _by_id.popitem(last=False)
+
+
+def cell_text_key(text):
+    """A cell's text as the kernel and the saved notebook both hold it (line ends and trailing blanks
+    aside)."""
+    return "\n".join(line.rstrip() for line in str(text).strip().splitlines())
+
+
+def _remember_run(cell):
+    key = cell_text_key(cell.source)
+    if not key:
+        return
+    _runs.pop(key, None)
+    _runs[key] = {"figures": len(cell.figures) + len(cell.charts), "printed": bool("".join(cell.printed).strip()),
+                  "shown": len(cell.rich), "error": dict(cell.error) if cell.error else None}
+    while len(_runs) > RUNS_KEPT:
+        _runs.popitem(last=False)
+
+
+def cell_runs():
+    """What the latest run of each cell of this session did, keyed by its text (`cell_text_key`), in the
+    order the runs finished: {"figures": n, "printed": bool, "shown": n, "error": {...} or None}."""
+    return OrderedDict((key, dict(run)) for key, run in _runs.items())
 
 
 class _PlotlyImported:
@@ -213,7 +243,7 @@ def _watch_plotly_show(module=None):
     it goes."""
     module = module or sys.modules.get("plotly.basedatatypes")
     base = getattr(module, "BaseFigure", None)
-    if base is None or getattr(base.show, "_maskdiff_watched", False):
+    if base is None or __name__ in getattr(base.show, "_maskdiff_watchers", ()):
         return
     show = base.show
 
@@ -221,8 +251,19 @@ def _watch_plotly_show(module=None):
         shown(self)
         return show(self, *args, **kwargs)
 
-    watched_show._maskdiff_watched = True
+    watched_show._maskdiff_watchers = frozenset(getattr(show, "_maskdiff_watchers", ())) | {__name__}
     base.show = watched_show
+
+
+def _first_watch(holder):
+    """True (and marked) the first time this recorder watches `holder`. Each recorder watches on its own:
+    the students' drawing_reader.py, imported beside the grader's own recorder (a copy handed in with the
+    notebook), must not leave the grader's recorder blind."""
+    watchers = frozenset(getattr(holder, "_maskdiff_watchers", ()))
+    if __name__ in watchers:
+        return False
+    holder._maskdiff_watchers = watchers | {__name__}
+    return True
 
 
 def _open_figures():
@@ -236,7 +277,7 @@ def _watch_closing():
     """Keep every figure pyplot closes while a cell runs (the inline backend closes them all)."""
     from matplotlib._pylab_helpers import Gcf
 
-    if getattr(Gcf, "_maskdiff_watched", False):
+    if not _first_watch(Gcf):
         return
     destroy, destroy_all = Gcf.destroy.__func__, Gcf.destroy_all.__func__
 
@@ -255,7 +296,6 @@ def _watch_closing():
 
     Gcf.destroy = classmethod(watched_destroy)
     Gcf.destroy_all = classmethod(watched_destroy_all)
-    Gcf._maskdiff_watched = True
 
 
 def shown(value, formats=None):
@@ -271,7 +311,7 @@ def _watch_showing(shell):
     """Everything IPython shows goes through its display formatter: a cell's last expression (the display
     hook) and display(...) alike, the inline backend's figures too. Keep each value as it passes."""
     formatter = getattr(shell, "display_formatter", None)
-    if formatter is None or getattr(formatter, "_maskdiff_watched", False):
+    if formatter is None or not _first_watch(formatter):
         return
     format_ = formatter.format
 
@@ -282,7 +322,6 @@ def _watch_showing(shell):
         return out
 
     formatter.format = watched_format
-    formatter._maskdiff_watched = True
 
 
 def install(shell=None):
