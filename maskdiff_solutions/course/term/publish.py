@@ -64,7 +64,10 @@ batched sampler. Along the way you chat with a real diffusion language model and
    own functions (the cell after each plot says what it reads, and prints what the reader finds in
    your figure or printout: if it misses something you drew, draw it more plainly). Draw them with
    matplotlib, from your functions. Your written answers are graded by a person.
-5. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*){where}.
+5. Run the last cell, *Before you hand in*: it lists what is still to do (failing visible checks,
+   stubs, empty answers, drawings that drew nothing, cells not run or run out of order) and how to
+   download the notebook. It changes none of your variables and grades nothing.
+6. Hand in each notebook as an `.ipynb` file (*File → Download → Download .ipynb*){where}.
 
 Each notebook runs top to bottom on its own. Later notebooks need functions you wrote earlier: each
 opens with one cell, *your functions from earlier notebooks*, where you paste them. That cell is not

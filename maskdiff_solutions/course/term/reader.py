@@ -1,13 +1,14 @@
 """drawing_reader.py, the one Python file of the students' repository (written by `publish`): what the
 autograder reads in a student's figures and printouts, as maskdiff_client holds it (charts.py, drawn.py,
-seen.py) in one module, so that `show("plot_x")` in a notebook says what the grader will read there."""
+seen.py) in one module, so that `show("plot_x")` in a notebook says what the grader will read there, and
+the check students run before handing in (handin.py: `check_before_handing_in`)."""
 import ast
 import itertools
 
 from ..layout import CLIENT_PACKAGE, PACKAGE_PARENT
 from ..records.nbgrader_apps import CourseError
 
-READER_PARTS = ("charts.py", "drawn.py", "seen.py")  # maskdiff_client's public modules, in this order
+READER_PARTS = ("charts.py", "drawn.py", "seen.py", "handin.py")  # maskdiff_client's public modules, in order
 
 
 def without_docstring(text):
@@ -21,31 +22,37 @@ def without_docstring(text):
 
 
 def top_level_names(text):
-    names = set()
+    """Each name a module binds at its top, with what it binds: the same module imported in two parts
+    is one name, a function of one part and anything else of another's the same name is a clash."""
+    names = {}
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
+            names[node.name] = ("defined", id(text))
         elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            names.update({t.id: ("defined", id(text)) for t in node.targets if isinstance(t, ast.Name)})
+        elif isinstance(node, ast.Import):
+            names.update({(a.asname or a.name).split(".")[0]: ("import", a.name if a.asname else a.name.split(".")[0])
+                          for a in node.names})
+        elif isinstance(node, ast.ImportFrom):
+            names.update({a.asname or a.name: ("from", node.module, a.name) for a in node.names})
     return names
 
 
 def reader_text():
-    """drawing_reader.py: maskdiff_client's chart reader (charts.py), recorder (drawn.py) and its
-    description (seen.py) verbatim, less their docstrings, as one module that starts recording when
-    imported in IPython."""
+    """drawing_reader.py: maskdiff_client's chart reader (charts.py), recorder (drawn.py), its
+    description (seen.py) and the hand-in check (handin.py) verbatim, less their docstrings, as one
+    module that starts recording when imported in IPython."""
     folder = PACKAGE_PARENT / CLIENT_PACKAGE
     parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
-    names = [top_level_names(part) - {"np"} for part in parts]
-    for i, j in itertools.combinations(range(len(parts)), 2):   # one module: a name defined twice would
-        if names[i] & names[j]:                                  # replace the other part's own
-            raise CourseError(f"maskdiff_client's {READER_PARTS[i]} and {READER_PARTS[j]} both define "
-                              f"{sorted(names[i] & names[j])}")
+    names = [top_level_names(part) for part in parts]
+    for i, j in itertools.combinations(range(len(parts)), 2):   # one module: a name bound twice to two
+        clash = sorted(n for n in names[i].keys() & names[j].keys() if names[i][n] != names[j][n])  # things
+        if clash:                                                # would replace the other part's own
+            raise CourseError(f"maskdiff_client's {READER_PARTS[i]} and {READER_PARTS[j]} both define {clash}")
     return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
-            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x. The\n'
+            'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x.\n'
+            '`check_before_handing_in("NN_name.ipynb")` lists what is left to do in a notebook. The\n'
             'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
             + "\n\n# ---- plotly and altair charts, read ----\n" + parts[0]
             + "\n\n# ---- the recorder ----\n" + parts[1] + "\n\n# ---- its description ----\n" + parts[2]
-            + "\n\ninstall()\n")
+            + "\n\n# ---- the check before handing in ----\n" + parts[3] + "\n\ninstall()\n")

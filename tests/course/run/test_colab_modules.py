@@ -2,7 +2,9 @@
 altair), grades as it runs on Colab, through the command line in the sandbox: Drive mounted and a
 figure saved there, a file "uploaded" and one "downloaded"
 (maskdiff_client/stand_ins: google.colab under the grader, /content a scratch folder of the sandbox's),
-and shell lines that install with pip fail at once instead of retrying a network there is none of."""
+and shell lines that install with pip fail at once instead of retrying a network there is none of.
+Both hand in the `drawing_reader.py` their set-up cell fetched beside the notebook (a Jupyter
+student's folder holds it): imported under the grader, its recorder must not blind the grader's."""
 import csv
 from datetime import datetime
 
@@ -11,6 +13,7 @@ import pytest
 from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.sandbox.settings import resolve_mode
+from maskdiff_solutions.course.term.reader import reader_text
 from tests.support import exports
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]   # one grading through the command line: CI runs it
@@ -64,6 +67,7 @@ def graded(course, tmp_path_factory):
     for student, nb in (("colab_user", colab_notebook(course)), ("chart_user", chart_notebook(course))):
         (folder / "collected" / student).mkdir(parents=True)
         notebooks.write(nb, folder / "collected" / student / exports.NB01)
+        (folder / "collected" / student / "drawing_reader.py").write_text(reader_text())
     workspace = folder / "ws"
     assert cli.main(["--course-dir", str(course.root), "grade", str(folder / "collected"), "--workspace",
                      str(workspace), "--no-canary", "--notebook", "01", "--jobs", "2"]) == 0

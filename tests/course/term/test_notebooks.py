@@ -6,11 +6,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbgrader.validator import Validator
 
 import maskdiff_solutions
 from maskdiff_solutions import grading
 from maskdiff_solutions.course.intake import notebooks as nbtools
+from tests.support import as_student
 
 NOTEBOOKS = sorted(p.name for p in (Path(__file__).resolve().parents[3] / "source" / "maskdiff")
                    .glob("*.ipynb"))
@@ -101,24 +101,30 @@ def check_carried_cell(name, cell):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_source_passes_its_own_tests(course, name, tmp_path):
-    """Every test cell passes on the solutions, and the set-up cell may be run again (students do).
-    That the solved notebook also runs whole without the hidden package, the graded batch's reference
-    proves: it is graded in the sandbox, whose kernels cannot see the package (test_grade asks its full
-    marks; tests/course/sandbox/test_sandbox.py that the package is out of sight)."""
+    """Every cell runs and every test cell passes on the solutions, as a student runs the notebook
+    (tests/support/as_student.py: quick mode, drawing_reader.py beside it, so the hidden checks'
+    recorder works beside the students' copy of it); the set-up cell may be run again (students do);
+    and the last cell's hand-in check finds nothing left to do. That the solved notebook also runs
+    whole without the hidden package, the graded batch's reference proves: it is graded in the sandbox,
+    whose kernels cannot see the package (test_grade asks its full marks; tests/course/sandbox/
+    test_sandbox.py that the package is out of sight)."""
     nb = source(course, name)
     setup = next(i for i, c in enumerate(nb.cells) if nbtools.grade_id(c) == "setup")
     again = nbformat.from_dict(copy.deepcopy(dict(nb.cells[setup])))
-    again.metadata = {}   # the same code run again, not a second graded cell
+    again.metadata, again.id = {}, "setup-again"   # the same code run again, not a second graded cell
     nb.cells.insert(setup + 1, again)
     folder = tmp_path / "source"   # a copy: nothing is written beside the course's own source/
-    folder.mkdir()
-    nbtools.write(nb, folder / name)
-    # `nbgrader validate` exits 0 even when tests fail: ask the Validator for its results instead.
-    results = Validator().validate(str(folder / name))
-    assert results == {}, json.dumps(results, indent=1)[:4000]
+    ran = as_student.run(nb, folder, name)    # a cell that raises fails the test, naming the cell
+    report = as_student.hand_in_report(ran)
+    assert "nothing left that this check can see" in report and not as_student.to_do(report), report
+    # one row for everything the notebook asks (a drawing's test cell is its drawing's row), in order
+    drawings = {nbtools.grade_id(c) for c in nb.cells if nbtools.is_drawing(c)}
+    asked = [nbtools.grade_id(c) for c in nb.cells if nbtools.is_solution(c)
+             or (nbtools.is_test(c) and nbtools.grade_id(c)[len("test_"):] not in drawings)]
+    assert list(as_student.done(report)) == asked, report
     # what a notebook writes beside itself would be a file of the assignment: nbgrader copies it into
     # the release (notebook 06's stand-in scorer once did)
-    left = sorted(p.name for p in folder.iterdir() if p.suffix != ".ipynb")
+    left = sorted(p.name for p in folder.iterdir() if p.suffix != ".ipynb" and p.name not in as_student.WRITTEN_BY_THE_RUN)
     assert not left, f"running {name} left {left} beside it"
 
 
