@@ -57,9 +57,9 @@ def test_kernels_started_together_build_the_stand_in_once(tmp_path, monkeypatch)
     the 30 s cell limit). A lock left by a build that died is taken over."""
     import shutil
     import threading
-    built = []
+    built, ready = [], stand_in("bert")[0]   # built before BuildStandIn is replaced: this worker may not have it yet
     monkeypatch.setattr(models, "BuildStandIn", lambda kind, folder: built.append(kind) or
-                        shutil.copytree(stand_in("bert")[0], folder))
+                        shutil.copytree(ready, folder))
     folder = tmp_path / f"stand-in-bert-v{models.STAND_IN_VERSION}-transformers-{transformers.__version__}"
     lock = tmp_path / f"{folder.name}.lock"
     lock.touch()
@@ -68,7 +68,7 @@ def test_kernels_started_together_build_the_stand_in_once(tmp_path, monkeypatch)
     waiting.start()
     time.sleep(1.0)
     assert waiting.is_alive() and not built, "it waits while another kernel holds the lock"
-    shutil.copytree(stand_in("bert")[0], folder)   # the other kernel finishes
+    shutil.copytree(ready, folder)   # the other kernel finishes
     lock.unlink()
     waiting.join(timeout=10)
     assert found == [folder] and not built
