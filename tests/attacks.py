@@ -135,6 +135,40 @@ maskdiff_client.run_check = lambda name, *functions: print(f"[{name}] passed")
 import maskdiff_client
 maskdiff_client.run_check = lambda name, *functions: maskdiff_client.show_verdict(name, False, True, "unsure")
 """,), status=("flagged",), note="ran without an error but the checker", base="cheater", inside=True),
+    Attack("forge_drawings", "forge what the drawing cells drew: the record's reader, plotly's show and the charts "
+           "recorded, with perfect curves written out by hand and garbage the checker must survive", ("""
+import math
+import maskdiff_client
+from maskdiff_client import drawn
+T = 50
+LAW = [1 - t / T for t in range(T + 1)]
+BETA = [0.0] + [1 / (T - t + 1) for t in range(1, T + 1)]
+PERFECT = {"suptitle": "", "axes": [{"xlabel": "t", "ylabel": "probability", "xscale": "linear", "yscale": "linear",
+           "title": "", "legend": ["beta_t", "alpha_bar_t", "1 - t/T"],
+           "lines": [{"x": list(range(T + 1)), "y": BETA, "label": "beta_t"},
+                     {"x": list(range(T + 1)), "y": LAW, "label": "alpha_bar_t"},
+                     {"x": list(range(T + 1)), "y": LAW, "label": "1 - t/T"}]}]}
+GARBAGE = [{"axes": math.nan}, {"axes": [{"lines": [{"x": "x" * 1_000_000, "y": None}]}]},
+           {"axes": [{"lines": [{"x": [1e308] * 10, "y": [math.inf] * 10}], "bars": {"not": "a list"}}]},
+           [[[]]], "a figure", {"axes": [{"steps": [{"x": list(range(10)), "y": [-1] * 9}]}] * 500}]
+class Forged(drawn.Cell):   # the recorder's own class, so the driver takes it
+    def data(self):
+        return {"figures": [PERFECT] + GARBAGE, "printed": "t=0 the cat is alive\\n" * 20000, "rich": [], "error": None}
+maskdiff_client.drawn_cell = drawn.drawn_cell = lambda *args, **kwargs: Forged("plot_schedule")
+maskdiff_client.last_cell = drawn.last_cell = lambda *args, **kwargs: Forged("plot_schedule")
+try:
+    import plotly.basedatatypes as base
+    base.BaseFigure.show = lambda self, *args, **kwargs: drawn._current.charts.extend([PERFECT] + GARBAGE)
+except ImportError:
+    pass
+print("FORGED DRAWINGS IN PLACE")
+""", """
+import plotly.graph_objects as go
+fig = go.Figure()
+fig.add_scatter(x=list(range(300_000)), y=[math.nan] * 300_000, name="beta_t")
+fig.update_layout(xaxis_title="t", yaxis_title="probability")
+fig.show()
+"""), base="untouched", status=("flagged",), note="the checker could not judge this check", inside=True),
     Attack("thread_patcher", "a background thread that keeps patching the client and the graded functions", ("""
 import threading, time, maskdiff_client
 def _patch():

@@ -12,6 +12,7 @@ import functools
 import os
 import shutil
 import warnings
+from collections import Counter
 from pathlib import Path
 
 from ... import colab
@@ -25,7 +26,7 @@ from ..records.gradebook import open_gradebook, reviews, score_from_verdicts, sc
 from ..records.nbgrader_apps import failure, nbgrader_errors
 from ..records.rows import Row, StudentResult
 from ..sandbox.environ import environment
-from ..sandbox.kernel import NO_PIP_INDEX
+from ..sandbox.kernel import GRADING_ENV
 from ..sandbox.settings import Settings
 from . import by_notebook
 from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
@@ -37,7 +38,7 @@ def hidden_package_first():
     old = os.environ.get("PYTHONPATH")
     return environment({"PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_PARENT),
                                                                      str(PACKAGE_PARENT.joinpath(*STAND_INS)), old])),
-                        **NO_PIP_INDEX})   # without the sandbox too: a cell never installs into the grader's Python
+                        **GRADING_ENV})   # without the sandbox too: a cell never installs into the grader's Python
 
 
 def grade_student(task):
@@ -164,8 +165,8 @@ def notebook_row(course, gradebook, work, student, name, info, unit, shadow, res
     if shadow:
         row.mark("flagged", f"submission ships {', '.join(shadow)}, named like a course package; "
                             f"graded against the real one")
-    for why in unit.suspect:
-        row.mark("flagged", f"integrity: {why}")
+    for why, times in Counter(unit.suspect).items():   # one line for the same finding in several checks
+        row.mark("flagged", f"integrity: {why}" + (f" ({times} checks)" if times > 1 else ""))
     if info.left_out:
         row.mark("graded", f"not given to the kernel: {', '.join(info.left_out[:3])}"
                            f"{', ...' if len(info.left_out) > 3 else ''}")
