@@ -48,6 +48,14 @@ def _chart_axes(title="", xlabel="", ylabel="", xscale="linear", yscale="linear"
             "yticks": {"at": np.zeros(0), "labels": []}, "unread": []}
 
 
+def _category_ticks(axes):
+    """Names placed along an axis become its tick labels, as matplotlib shows bars named by category."""
+    for key, ticks in (("_categories", "xticks"), ("_ycategories", "yticks")):
+        categories = axes.pop(key)
+        if categories.names:
+            axes[ticks] = categories.ticks()
+
+
 class _Categories:
     """Category names along an axis, placed at 0, 1, 2, ... in the order met (as matplotlib does)."""
 
@@ -90,10 +98,8 @@ def plotly_data(spec):
     shows_legend = layout.get("showlegend", len(named) > 1)
     for axes in panels.values():
         axes["legend"] = [name for name in axes.pop("_names") if shows_legend][:CHART_SERIES]
-        categories = axes.pop("_categories")
         axes.pop("_domain")
-        if categories.names:
-            axes["xticks"] = categories.ticks()
+        _category_ticks(axes)
     if not panels:
         return None
     title = _chart_text(layout.get("title"))
@@ -112,7 +118,7 @@ def _plotly_axes(layout, key):
         limits = _chart_floats(axis.get("range")) if axis.get("range") is not None else None
         if limits is not None and limits.size == 2:
             axes[name] = 10 ** limits if axis.get("type") == "log" else limits   # plotly's log ranges are exponents
-    axes["_names"], axes["_categories"] = [], _Categories()
+    axes["_names"], axes["_categories"], axes["_ycategories"] = [], _Categories(), _Categories()
     axes["_domain"] = (_chart_floats(xaxis.get("domain", [0, 1])), _chart_floats(yaxis.get("domain", [0, 1])))
     return axes
 
@@ -169,7 +175,8 @@ def _plotly_bars(axes, trace, name):
     if heights is None:
         axes["unread"].append("plotly bars of text values")
         return
-    at = axes["_categories"].place(trace[along]) if trace.get(along) is not None else np.arange(heights.size, dtype=float)
+    categories = axes["_ycategories" if horizontal else "_categories"]   # barh's names stand on the y axis
+    at = categories.place(trace[along]) if trace.get(along) is not None else np.arange(heights.size, dtype=float)
     width = _chart_floats(trace.get("width")) if trace.get("width") is not None else None
     if width is None or width.size not in (1, heights.size):
         gaps = np.diff(np.unique(at))
@@ -251,9 +258,7 @@ def altair_data(spec):
     if not panels:
         return None
     for axes in panels:
-        categories = axes.pop("_categories")
-        if categories.names:
-            axes["xticks"] = categories.ticks()
+        _category_ticks(axes)
     return {"axes": panels[:CHART_AXES], "suptitle": _chart_text(spec.get("title")) if len(panels) > 1 else ""}
 
 
@@ -291,7 +296,7 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
 
 def _new_panel(panels, spec):
     axes = _chart_axes(title=_chart_text(spec.get("title")))
-    axes["_categories"] = _Categories()
+    axes["_categories"], axes["_ycategories"] = _Categories(), _Categories()
     panels.append(axes)
     return axes
 
@@ -349,6 +354,9 @@ def _altair_mark(axes, spec, rows, encoding):
             axes["bars"].append({"x": at - 0.4, "width": np.full(at.size, 0.8), "bottom": np.zeros(at.size),
                                  "height": counts.astype(float), "label": group, "orientation": "vertical"})
             continue
+        if mark == "bar" and y.get("type") in ("nominal", "ordinal") and x.get("field") and y.get("field"):
+            _altair_bars_across(axes, members, x, y, group)   # names on the y axis: horizontal bars
+            continue
         xs = axes["_categories"].place([r.get(x.get("field")) for r in members]) if x.get("field") else None
         ys = _chart_floats([r.get(y.get("field")) for r in members]) if y.get("field") else None
         if xs is None or ys is None or xs.size != ys.size:
@@ -374,3 +382,14 @@ def _altair_mark(axes, spec, rows, encoding):
                                   "linestyle": "None", "marker": "o"})
         else:
             axes["unread"].append(f"an altair {mark} mark")
+
+
+def _altair_bars_across(axes, members, x, y, group):
+    """Bars named on the y axis (y nominal, x their lengths), kept as matplotlib's barh keeps them."""
+    at = axes["_ycategories"].place([r.get(y.get("field")) for r in members])
+    lengths = _chart_floats([r.get(x.get("field")) for r in members])
+    if lengths is None or lengths.size != at.size:
+        axes["unread"].append("an altair bar mark")
+        return
+    axes["bars"].append({"x": np.zeros(at.size), "width": lengths, "bottom": at - 0.4, "height": np.full(at.size, 0.8),
+                         "label": group, "orientation": "horizontal"})

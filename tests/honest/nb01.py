@@ -690,4 +690,15 @@ bars + law_line
 """, "plotly-altair"),
 ]
 
+# printouts shown another way (issue 46): an HTML table, shown with display()
+OTHER_LIBRARIES += [
+    Honest("show_dissolution", "html_table", """
+import pandas as pd
+from IPython.display import HTML, display
+beta, _ = MakeSchedule(16)
+history = ForwardMask(x_0, 16, beta)
+display(HTML(pd.DataFrame({"t": range(len(history)), "x_t": [Decode(x) for x in history]}).to_html(index=False)))
+""", "shown"),
+]
+
 HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS + OTHER_LIBRARIES

@@ -1295,4 +1295,116 @@ alt.hconcat(*charts)
 """, "plotly-altair"),
 ]
 
+# a second plotly way per plot: plotly express, a figure left as the last expression or passed to display()
+OTHER_LIBRARIES += [
+    Honest("plot_undiffusion_histograms", "plotly_express_overlay", """
+import pandas as pd
+import plotly.express as px
+table = pd.DataFrame({"masked": forward + backward,
+                      "how": ["ForwardMaskFast"] * len(forward) + ["Undiffuse from masks"] * len(backward)})
+fig = px.histogram(table, x="masked", color="how", barmode="overlay", histnorm="probability", opacity=0.6,
+                   labels={"masked": "masked tokens at t = 5"})
+fig.update_traces(xbins=dict(start=-0.5, end=4.5, size=1))
+fig.update_layout(yaxis_title="share of runs")
+fig
+""", "plotly-altair"),
+    Honest("plot_two_sentence_bars", "plotly_horizontal_display", """
+import plotly.graph_objects as go
+from IPython.display import display
+names = sorted(made, key=made.get)
+fig = go.Figure(go.Bar(y=names, x=[made[n] for n in names], orientation="h"))
+fig.update_layout(title="T = 50", xaxis_title="count out of 2000 runs", yaxis_title="sentence")
+display(fig)
+""", "plotly-altair"),
+    Honest("plot_cat_probability", "plotly_express_long_table", """
+import pandas as pd
+import plotly.express as px
+T, cat, rows = 50, vocab.index("cat"), []
+for run in range(10):
+    x = torch.full((4,), MASK)
+    for t in range(T, 0, -1):
+        rows.append({"t": t, "P(cat)": GuessX0_two(x)[1, cat].item(), "run": run})
+        x = Undiffuse(x, t, GuessX0_two, MASK)
+px.line(pd.DataFrame(rows), x="t", y="P(cat)", color="run", range_y=[0, 1],
+        labels={"t": "step t", "P(cat)": "P(cat) at position 2"})
+""", "plotly-altair"),
+    Honest("plot_bars_few_steps", "plotly_grid_last_expression", """
+from plotly.subplots import make_subplots
+import plotly.graph_objects as go
+Ts = (1, 2, 4, 10)
+fig = make_subplots(rows=2, cols=2, subplot_titles=[f"T = {T}" for T in Ts])
+for i, T in enumerate(Ts):
+    made = made_by_T[T]
+    fig.add_trace(go.Bar(x=list(made.keys()), y=list(made.values()), showlegend=False), i // 2 + 1, i % 2 + 1)
+fig.update_yaxes(title_text="sentences")
+fig.update_layout(height=700)
+fig
+""", "plotly-altair"),
+    Honest("plot_impossible_fraction", "plotly_express_log_log", """
+import plotly.express as px
+import plotly.graph_objects as go
+fig = px.scatter(x=Ts, y=impossible, log_x=True, log_y=True,
+                 labels={"x": "T (steps)", "y": "share of impossible sentences"})
+fig.add_trace(go.Scatter(x=Ts, y=[0.32 / T for T in Ts], mode="lines", name="0.32 / T"))
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_greedy_bars", "plotly_rows_display", """
+from plotly.subplots import make_subplots
+import plotly.graph_objects as go
+from IPython.display import display
+fig = make_subplots(rows=3, cols=1, subplot_titles=[f"T = {T}" for T in (1, 2, 4)])
+for row, T in enumerate((1, 2, 4), 1):
+    made = greedy_by_T[T]
+    fig.add_trace(go.Bar(x=list(made), y=list(made.values()), name=f"T = {T}"), row, 1)
+fig.update_yaxes(title_text="runs")
+display(fig)
+""", "plotly-altair"),
+]
+
+# printouts shown another way (issue 46): Markdown, an HTML table, rich
+OTHER_LIBRARIES += [
+    Honest("plot_two_sentence_bars", "altair_horizontal_bars", """
+import altair as alt
+import pandas as pd
+table = pd.DataFrame(made.most_common(), columns=["sentence", "runs"])
+alt.Chart(table, title="T = 50").mark_bar().encode(y=alt.Y("sentence:N", sort="-x"), x=alt.X("runs:Q", title="count"))
+""", "plotly-altair"),
+    Honest("show_undiffusion_runs", "markdown_lists", """
+from IPython.display import Markdown, display
+lines = []
+for run in range(1, 6):
+    lines.append(f"**run {run}**")
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+        lines.append(f"- {Decode(x)}")
+    lines.append("")
+display(Markdown("\\n".join(lines)))
+""", "shown"),
+    Honest("show_thousand_runs", "html_table", """
+import pandas as pd
+from IPython.display import HTML, display
+
+def once():
+    x = torch.full((4,), MASK)
+    for t in range(10, 0, -1):
+        x = Undiffuse(x, t, GuessX0_one, MASK)
+    return x
+
+made = Tally(once, 1000)
+table = pd.DataFrame(made.most_common(), columns=["sentence", "runs"])
+display(HTML(table.to_html(index=False)))
+""", "shown"),
+    Honest("show_greedy_runs", "rich_console", """
+from rich.console import Console
+console = Console()
+for run in range(3):
+    console.print(f"[bold]run {run + 1}[/bold]")
+    x = torch.full((4,), MASK)
+    for t in range(4, 0, -1):
+        x = UndiffuseGreedy(x, t, GuessX0_two, MASK)
+        console.print(f"  t = {t - 1}: {Decode(x)}")
+""", "shown"),
+]
+
 HONEST = RUNS + THOUSAND + UNDIFFUSION_HISTOGRAMS + TWO_SENTENCE_BARS + CAT + FEW_STEPS + IMPOSSIBLE + GREEDY_RUNS + GREEDY_BARS + OTHER_LIBRARIES

@@ -917,3 +917,83 @@ HONEST += _alternatives(
         truth_marks = alt.Chart(table).mark_point(color="red").encode(x=alt.X("sentence:N", sort=None), y="p_init")
         bars + truth_marks
         """)
+
+# a second plotly way per plot: plotly express, a figure left as the last expression or passed to display()
+HONEST += _alternatives(
+    "plot_two_sentence_loss", kind="plotly-altair",
+    plotly_express_average_last_expression="""\
+        import plotly.express as px
+        average = WindowAverage(losses, 100).tolist()
+        fig = px.line(x=list(range(1, len(average) + 1)), y=average,
+                      labels={"x": "training step", "y": "diffusion loss (100-step average)"})
+        fig.add_hline(y=entropy, line_dash="dash", annotation_text="entropy of p_init")
+        fig
+        """,
+    plotly_raw_and_average_display="""\
+        import plotly.graph_objects as go
+        from IPython.display import display
+        steps = list(range(1, len(losses) + 1))
+        fig = go.Figure([go.Scatter(x=steps, y=losses, mode="markers", marker_size=2, name="loss per step"),
+                         go.Scatter(x=steps, y=WindowAverage(losses, 100).tolist(), name="average of 100")])
+        fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=entropy, y1=entropy, line_dash="dot")
+        fig.update_layout(xaxis_title="step", yaxis_title="loss")
+        display(fig)
+        """)
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="plotly-altair",
+    plotly_express_long_table="""\
+        import pandas as pd
+        import plotly.express as px
+        top = top_with_real(4)
+        rows = [{"sentence": s, "share": outcomes[s] / total, "who": "network"} for s in top]
+        rows.append({"sentence": "other", "share": 1 - sum(outcomes[s] for s in top) / total, "who": "network"})
+        rows += [{"sentence": s, "share": p, "who": "p_init"} for s, p in truth.items()]
+        px.bar(pd.DataFrame(rows), x="sentence", y="share", color="who", barmode="group")
+        """)
+HONEST += _alternatives(
+    "plot_story_loss", kind="plotly-altair",
+    plotly_average_and_levels_display="""\
+        import plotly.graph_objects as go
+        from IPython.display import display
+        fig = go.Figure(go.Scatter(y=WindowAverage(per_token, 100).tolist(), mode="lines", name="loss per token"))
+        for level, name in ((NO_IDEA, "uniform guess"), (WORD_FREQUENCIES, "word frequencies")):
+            fig.add_hline(y=level, line_dash="dash", annotation_text=name)
+        fig.update_layout(xaxis_title="step", yaxis_title="loss per token")
+        display(fig)
+        """)
+
+# printouts shown another way (issue 46): an HTML table, rich, Markdown
+HONEST += _alternatives(
+    "show_bayes_comparison", kind="shown",
+    html_table="""\
+        import pandas as pd
+        from IPython.display import HTML, display
+        rows = []
+        for s in sentences:
+            x = Encode(s)
+            n, b = GuessNet(x)[1], GuessX0_two(x)[1]
+            rows.append({"x_t": s, "network cat": round(float(n[cat]), 3), "network box": round(float(n[box]), 3),
+                         "Bayes cat": round(float(b[cat]), 3), "Bayes box": round(float(b[box]), 3)})
+        display(HTML(pd.DataFrame(rows).to_html(index=False)))
+        """)
+HONEST += _alternatives(
+    "show_untrained_story", kind="shown",
+    rich_print="""\
+        from rich import print as rprint
+        x = torch.full((32,), STORY_MASK)
+        for t in range(32, 0, -1):
+            x = Undiffuse(x, t, GuessStory, STORY_MASK)
+        rprint(f"[bold]{n_params:,}[/bold] parameters")
+        rprint(StoryText(x))
+        """)
+HONEST += _alternatives(
+    "show_prompt_stories", prefix=_FILL, kind="shown",
+    markdown_numbered="""\
+        from IPython.display import Markdown, display
+        lines = []
+        for k, p in enumerate((p1, p2, p3), 1):
+            lines.append(f"**prompt {k}**")
+            lines += [f"{i}. {fill(p)}" for i in range(1, 4)]
+            lines.append("")
+        display(Markdown("\\n".join(lines)))
+        """)

@@ -438,3 +438,43 @@ HONEST += _alternatives(
                   .mark_line(point=True).encode(x="position", y="confidence") for kind in kinds]
         alt.hconcat(*charts)
         """)
+
+# a second plotly way: plotly express, one panel per score as facets of a long table would be read for
+# review, so three figures, one per score, each shown
+HONEST += _alternatives(
+    "plot_confidence", kind="plotly-altair",
+    plotly_express_three_figures="""\
+        import plotly.express as px
+        for kind in kinds:
+            px.line(x=list(range(12)), y=scores[kind].tolist(), markers=True, title=kind,
+                    labels={"x": "position", "y": f"{kind} confidence"}).show()
+        """)
+
+# printouts shown another way (issue 46): rich, Markdown, an HTML table
+HONEST += _alternatives(
+    "show_first_pass", kind="shown",
+    rich_console="""\
+        from rich.console import Console
+        console = Console()
+        console.print(f"canvas shape: {list(canvas.shape)}")
+        console.print(f"distributions shape: {list(probabilities.shape)}")
+        console.print(f"sum of one distribution: {probabilities[0, 5].sum().item():.4f}")
+        for i in range(12):
+            console.print(f"{i:3d}  {vocab[top_id[0, i]]:>8}  {top_probability[0, i]:.3f}")
+        console.print("all masks still:", (canvas == MASK_ID).all().item())
+        """)
+HONEST += _alternatives(
+    "show_worked_example", kind="shown",
+    markdown_code=f"""\
+        from IPython.display import Markdown, display
+        result = {_EXAMPLE}
+        display(Markdown(f"`{{result.tolist()}}`"))
+        """)
+HONEST += _alternatives(
+    "show_batch_stories", prefix=_BATCH, kind="shown",
+    html_table="""\
+        import pandas as pd
+        from IPython.display import HTML, display
+        table = pd.DataFrame({"length": [32, 32, 20, 12], "story": [Show(row) for row in rows]})
+        display(HTML(table.to_html(index=False)))
+        """)

@@ -646,3 +646,46 @@ HONEST += _alternatives(
             x=alt.X("entropy", title="unigram entropy (nats)"),
             y=alt.Y("perplexity", scale=alt.Scale(type="log"), title="generative perplexity"), color="samples")
         """)
+
+# a second plotly way per plot: plotly express, a figure left as the last expression or passed to display()
+HONEST += _alternatives(
+    "plot_commit_order", kind="plotly-altair",
+    plotly_express_scatter="""\
+        import plotly.express as px
+        fig = px.scatter(x=list(range(1, 25)), y=committed_at.tolist(),
+                         labels={"x": "position after the prompt", "y": "denoiser call that committed it"})
+        for edge in (8.5, 16.5):
+            fig.add_vline(x=edge, line_dash="dot")
+        fig
+        """)
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="plotly-altair",
+    plotly_express_two_figures="""\
+        import plotly.express as px
+        px.line(x=TAUS, y=impossible, markers=True, labels={"x": "tau", "y": "share impossible"}).show()
+        px.line(x=TAUS, y=calls, markers=True, labels={"x": "tau", "y": "mean guesser calls"}).show()
+        """)
+HONEST += _alternatives(
+    "plot_remasking", kind="plotly-altair",
+    plotly_express_long_table_display=f"""\
+        import pandas as pd
+        import plotly.express as px
+        import plotly.graph_objects as go
+        from IPython.display import display
+        table = pd.DataFrame([{{"T": T, "share": share, "sampler": label}}
+                              for label, values in rates.items() for T, share in zip(Ts, values)])
+        fig = px.line(table, x="T", y="share", color="sampler", markers=True, log_x=True, log_y=True,
+                      labels={{"share": "impossible share"}})
+        fig.add_trace(go.Scatter(x=Ts, y={THEORY}, mode="lines", line_dash="dash", name="0.32 / T"))
+        display(fig)
+        """)
+HONEST += _alternatives(
+    "plot_entropy_perplexity", kind="plotly-altair",
+    plotly_express_colour_by_source="""\
+        import pandas as pd
+        import plotly.express as px
+        rows = [{"entropy": e, "perplexity": p, "source": name} for name, (entropies, perplexities) in scores.items()
+                for e, p in zip(entropies, perplexities)]
+        px.scatter(pd.DataFrame(rows), x="entropy", y="perplexity", color="source", log_y=True,
+                   labels={"entropy": "unigram entropy (nats)", "perplexity": "perplexity under the scorer"})
+        """)

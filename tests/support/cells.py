@@ -17,6 +17,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from maskdiff_client import drawn  # noqa: E402
 from maskdiff_solutions.course.intake import notebooks as nbtools  # noqa: E402
+from maskdiff_solutions.course.sandbox.environ import environment  # noqa: E402
+from maskdiff_solutions.course.sandbox.kernel import GRADING_ENV  # noqa: E402
+
+# rich's width as in the graded kernel: there it reads JUPYTER_COLUMNS (it knows Jupyter), here COLUMNS
+WIDE = {"COLUMNS": GRADING_ENV["JUPYTER_COLUMNS"]}
 
 SOURCE = Path(__file__).resolve().parents[2] / "source" / "maskdiff"
 
@@ -31,7 +36,7 @@ def run_cell(source, namespace):
     raised = None
     try:
         body, last = _split_last_expression(source)
-        with contextlib.redirect_stderr(io.StringIO()), _displaying(namespace):  # tqdm's bars
+        with contextlib.redirect_stderr(io.StringIO()), _displaying(namespace), environment(WIDE):  # tqdm's bars
             exec(compile(body, "<cell>", "exec"), namespace)
             if last is not None:
                 value = eval(compile(last, "<cell>", "eval"), namespace)

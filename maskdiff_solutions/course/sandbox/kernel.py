@@ -24,8 +24,10 @@ from .settings import Limits, Settings
 CLIENT_DIR = Path(maskdiff_client.__file__).resolve().parent
 HOME, WORK, HANDIN, CHECKER_DIR, OPT = "/home/student", "/home/student/work", "/handin", "/run/maskdiff", "/opt/maskdiff"
 MiB = 1 << 20
-# a cell's `!pip install` fails at once (no network to retry against), installing nothing
-NO_PIP_INDEX = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+# Set for every graded kernel, sandbox or not: a cell's `!pip install` fails at once (no network to retry
+# against), installing nothing; and rich, which in Jupyter wraps its text at 115 columns (a 32-token
+# story on two lines), writes each line whole for the reader (what the student sees, unwrapped).
+GRADING_ENV = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "JUPYTER_COLUMNS": "10000"}
 SYSTEM = ("/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin")   # bound whole, read-only
 
 
@@ -145,7 +147,7 @@ class KernelSandbox:
                "PYTHONPATH": os.pathsep.join([OPT, "/".join([OPT, *STAND_INS])]),
                "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
                "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-               **NO_PIP_INDEX,
+               **GRADING_ENV,
                "NBGRADER_EXECUTION": os.environ.get("NBGRADER_EXECUTION", "autograde")}
         for name in ("CI", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ"):
