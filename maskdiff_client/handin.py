@@ -90,8 +90,10 @@ def read_own_notebook(name, namespace=None):
             reply = _message.blocking_request("get_ipynb", request="", timeout_sec=60)
             if isinstance(reply, dict) and isinstance(reply.get("ipynb"), dict):
                 return reply["ipynb"], "Colab's page"
+            why = f"it answered {str(reply.get('error') if isinstance(reply, dict) else reply)[:80]}"
         except Exception as err:  # noqa: BLE001 - any failure: say it, then try the file
-            print(f"(Colab did not hand over the notebook: {type(err).__name__}; trying its file)")
+            why = type(err).__name__
+        print(f"(Colab did not hand over the notebook: {why}; trying its file)")
     for path in _candidate_files(name, namespace or {}):
         try:
             with open(path, encoding="utf-8") as handle:
@@ -207,6 +209,9 @@ def hand_in_rows(notebook, namespace):
                 drawing_rows[gid] = rows[-1]
         elif meta.get("locked") and run is None and text.strip() and not _in_history(text):
             given_unrun.append(gid)
+    if not any(meta.get("grade_id") for _, meta, *_ in cells):
+        rows.append(_row("notebook", "marks", None, True, "its cells lost the marks that tell graded cells apart (an "
+                         "editor dropped their metadata): this check cannot list them; the autograder repairs them"))
     if given_unrun:
         rows.insert(0, _row("given cells", "given code", None, True,
                             f"not run: {', '.join(given_unrun)} (the cells after them need what they define)"))

@@ -202,6 +202,28 @@ def test_jupyter_reads_the_saved_file_or_a_renamed_copy(tmp_path, monkeypatch, c
     assert handin.read_own_notebook("01_x.ipynb")[0] == notebook()
 
 
+def test_cells_without_their_marks_are_said_not_passed(capsys):
+    nb = finished()
+    for cell in nb["cells"]:
+        cell["metadata"] = {}
+    found = rows(nb, {})
+    assert list(found) == ["notebook"] and found["notebook"]["left"] and "lost the marks" in found["notebook"]["state"]
+
+
+def test_colab_that_does_not_answer_is_said(monkeypatch, tmp_path, capsys):
+    message = types.ModuleType("google.colab._message")
+    message.blocking_request = lambda *args, **kwargs: None   # Colab's reply when the page does not answer
+    colab = types.ModuleType("google.colab")
+    colab._message = message
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab._message", message)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    handin.check_before_handing_in("01_x.ipynb", namespace={})
+    said = capsys.readouterr().out
+    assert "Colab did not hand over the notebook: it answered None" in said and "could not read the notebook" in said
+
+
 def test_under_the_grader_it_does_nothing(monkeypatch, capsys):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert handin.check_before_handing_in("01_x.ipynb") is None
