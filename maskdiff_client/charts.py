@@ -28,6 +28,12 @@ def chart_data(value):
 
 
 def _chart_floats(values):
+    if isinstance(values, dict) and isinstance(values.get("bdata"), str):   # plotly 6's typed arrays in JSON
+        try:
+            import base64
+            values = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(str(values.get("dtype", "f8"))))
+        except (TypeError, ValueError):
+            return None
     try:
         array = np.asarray(values if values is not None else [], dtype=float).ravel()
     except (TypeError, ValueError):

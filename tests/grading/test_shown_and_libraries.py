@@ -203,6 +203,22 @@ def test_a_chart_the_reader_cannot_read_goes_to_review_and_nothing_shown_fails()
         plots.Drawing({"figures": [], "printed": ""}).need_printed("print the Counter")
 
 
+def test_plotly_figures_in_their_json_form_are_read_too():
+    """plotly 6 writes a trace's numbers as typed arrays (base64 "bdata"); bars named on the y axis
+    (orientation "h") keep their names as the y axis's tick labels, as matplotlib's barh does."""
+    import base64
+
+    import numpy as np
+
+    from maskdiff_client.charts import plotly_data
+    typed = {"dtype": "f8", "bdata": base64.b64encode(np.array([0.8, 0.2]).tobytes()).decode()}
+    spec = {"data": [{"type": "bar", "orientation": "h", "y": ["the cat is alive", "the box is empty"], "x": typed}],
+            "layout": {"xaxis": {"title": {"text": "share"}}}}
+    axes = plotly_data(spec)["axes"][0]
+    assert axes["bars"][0]["width"].tolist() == [0.8, 0.2] and axes["bars"][0]["orientation"] == "horizontal"
+    assert axes["yticks"]["labels"] == ["the cat is alive", "the box is empty"] and not axes["xticks"]["labels"]
+
+
 def test_a_cell_that_raised_is_named_by_its_exception():
     raised = plots.Drawing({"figures": [], "printed": "", "error": {
         "type": "FileNotFoundError", "module": "", "message": "[Errno 2] No such file or directory: 'x.png'"}})
