@@ -290,6 +290,17 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
         for view in spec["layer"]:
             _altair_walk(view, datasets, data, encoding, panels, into=axes)
         return
+    facet = spec.get("facet")
+    if isinstance(facet, dict) and isinstance(spec.get("spec"), dict):   # chart.facet(column=...)
+        channels = [facet[k] for k in ("row", "column") if isinstance(facet.get(k), dict)] or [facet]
+        _altair_facets(spec["spec"], channels, datasets, data, encoding, panels)
+        return
+    by = {k: encoding[k] for k in ("row", "column", "facet") if isinstance(encoding.get(k), dict)}
+    if by and "mark" in spec:                                           # encode(column=...)
+        inner = {key: value for key, value in spec.items() if key not in ("data", "encoding")}
+        _altair_facets(inner, list(by.values()), datasets, data,
+                       {k: v for k, v in encoding.items() if k not in by}, panels)
+        return
     if "facet" in spec or "repeat" in spec:
         axes = _new_panel(panels, spec)
         axes["unread"].append("an altair facet or repeat")
@@ -298,6 +309,25 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
         return
     axes = into if into is not None else _new_panel(panels, spec)
     _altair_mark(axes, spec, _chart_rows(data, datasets), encoding)
+
+
+def _altair_facets(inner, channels, datasets, data, encoding, panels):
+    """One panel per value of the facet fields, titled as the page's headers read ("T = 4")."""
+    rows = _chart_rows(data, datasets)
+    fields = [channel.get("field") for channel in channels]
+    if rows is None or not all(fields):
+        axes = _new_panel(panels, inner)
+        axes["unread"].append("an altair facet")
+        return
+    groups = {}
+    for row in rows[:CHART_POINTS]:
+        groups.setdefault(tuple(row.get(field) for field in fields), []).append(row)
+    for values, members in list(groups.items())[:CHART_AXES]:
+        first = len(panels)
+        _altair_walk(inner, datasets, {"values": members}, encoding, panels)
+        title = ", ".join(f"{_channel_title(channel)} = {value}" for channel, value in zip(channels, values))
+        for axes in panels[first:]:
+            axes["title"] = axes["title"] or title
 
 
 def _new_panel(panels, spec):

@@ -1340,6 +1340,20 @@ fig.update_yaxes(title_text="sentences")
 fig.update_layout(height=700)
 fig
 """, "plotly-altair"),
+    Honest("plot_bars_few_steps", "plotly_express_facets", """
+import pandas as pd
+import plotly.express as px
+rows = [{"T": T, "sentence": sentence, "count": n} for T, made in made_by_T.items() for sentence, n in made.items()]
+fig = px.bar(pd.DataFrame(rows), x="sentence", y="count", facet_col="T", facet_col_wrap=2, height=800)
+fig.update_xaxes(matches=None, showticklabels=True)
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_greedy_bars", "altair_facet_columns", """
+import altair as alt
+import pandas as pd
+rows = [{"T": T, "sentence": s, "runs": n} for T, made in greedy_by_T.items() for s, n in made.items()]
+alt.Chart(pd.DataFrame(rows)).mark_bar().encode(x=alt.X("sentence:N"), y="runs:Q").facet(column="T:O")
+""", "plotly-altair"),
     Honest("plot_impossible_fraction", "plotly_express_log_log", """
 import plotly.express as px
 import plotly.graph_objects as go

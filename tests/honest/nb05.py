@@ -478,3 +478,13 @@ HONEST += _alternatives(
         table = pd.DataFrame({"length": [32, 32, 20, 12], "story": [Show(row) for row in rows]})
         display(HTML(table.to_html(index=False)))
         """)
+HONEST += _alternatives(
+    "plot_confidence", kind="plotly-altair",
+    altair_facet_by_score="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame([{"position": i, "confidence": float(v), "score": kind}
+                              for kind in kinds for i, v in enumerate(scores[kind])])
+        alt.Chart(table).mark_line(point=True).encode(x="position:Q", y="confidence:Q").facet(
+            column="score:N").resolve_scale(y="independent")
+        """)
