@@ -157,6 +157,7 @@ class Axes:
                 order = np.argsort(x, kind="stable")
                 self.series.append(Series("points", x[order], y[order], _str(points.get("label"))))
         self.series = _one_set_of_bars(self.series)
+        _turn_with_the_bars(self.series)
 
         # a filled band (fill_between: seaborn's confidence band) beside a curve over the same x is that
         # curve's uncertainty; a band alone is something the reader cannot read
@@ -166,6 +167,19 @@ class Axes:
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
+
+
+def _turn_with_the_bars(series):
+    """Bars laid along y (barh, hist(orientation="horizontal")) are read with their categories along x:
+    a curve or points drawn beside them across the same axes (the law as plot(p, n)) turn with them."""
+    bars = [s for s in series if s.kind == "bars"]
+    if not bars or not all(s.style.get("horizontal") for s in bars):
+        return
+    for one in series:
+        if one.kind in ("line", "points") and one.x.size:
+            order = np.argsort(one.y, kind="stable")
+            one.x, one.y = one.y[order], one.x[order]
+            one.style = {**one.style, "turned": True}
 
 
 def _one_set_of_bars(series):

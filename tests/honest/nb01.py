@@ -690,6 +690,74 @@ bars + law_line
 """, "plotly-altair"),
 ]
 
+# more matplotlib habits (issue 46's held-out set draws with these): styles, mosaics, pyplot's state,
+# horizontal and percent histograms, bar labels, bands
+MORE_HABITS = [
+    Honest("plot_schedule", "style_and_subplot_mosaic", """
+plt.style.use("ggplot")
+t = torch.arange(T + 1)
+fig, axd = plt.subplot_mosaic([["beta", "alpha"]], figsize=(10, 3.5))
+axd["beta"].plot(t, beta, label="beta_t")
+axd["beta"].set(xlabel="t", ylabel="beta_t", title="the schedule")
+axd["alpha"].plot(t, alpha_bar, lw=3, label="alpha_bar_t")
+axd["alpha"].plot(t, 1 - t / T, "k:", label="1 - t/T")
+axd["alpha"].set(xlabel="t", ylabel="alpha_bar_t")
+for ax in axd.values():
+    ax.legend()
+plt.show()
+plt.style.use("default")
+"""),
+    Honest("plot_schedule", "pyplot_subplot_state", """
+t = list(range(T + 1))
+plt.figure(figsize=(9, 3))
+plt.subplot(1, 2, 1)
+plt.plot(t, beta.tolist(), "o", ms=3, label="beta_t")
+plt.xlabel("t"); plt.ylabel("beta_t"); plt.legend()
+plt.subplot(1, 2, 2)
+plt.plot(t, alpha_bar.tolist(), label="alpha_bar_t")
+plt.plot(t, [1 - s / T for s in t], "r--", label="1 - t/T")
+plt.xlabel("t"); plt.ylabel("alpha_bar_t"); plt.legend()
+plt.tight_layout()
+"""),
+    Honest("plot_masked_fraction", "band_and_seaborn_theme", """
+import seaborn as sns
+sns.set_theme(style="whitegrid")
+per_run = runs.float().mean(dim=2)                  # each run's fraction masked at each t
+spread = per_run.std(dim=0) / n_runs ** 0.5
+fig, ax = plt.subplots()
+ax.plot(range(T + 1), masked, label="measured")
+ax.fill_between(range(T + 1), masked - 2 * spread, masked + 2 * spread, alpha=0.3, label="2 standard errors")
+ax.plot(range(T + 1), 1 - alpha_bar, "k--", label="1 - alpha_bar_t")
+ax.set_xlabel("t"); ax.set_ylabel("fraction of tokens masked"); ax.legend()
+plt.show()
+sns.reset_orig()
+"""),
+    Honest("plot_masked_histograms", "horizontal_histograms", """
+fig, ax = plt.subplots(figsize=(5, 6))
+edges = [k - 0.5 for k in range(L + 2)]
+ax.hist(slow, bins=edges, orientation="horizontal", alpha=0.5, label="ForwardMask")
+ax.hist(fast, bins=edges, orientation="horizontal", alpha=0.5, label="ForwardMaskFast")
+ax.plot([n_runs * q for q in law], range(L + 1), "k.-", label="binomial law x runs")
+ax.set_ylabel("tokens masked at t = 20"); ax.set_xlabel("runs"); ax.legend()
+plt.show()
+"""),
+    Honest("plot_masked_histograms", "percent_formatter_and_bar_labels", """
+from matplotlib.ticker import PercentFormatter
+import numpy as np
+k = np.arange(L + 1)
+share_slow = np.bincount(slow, minlength=L + 1) / n_runs
+share_fast = np.bincount(fast, minlength=L + 1) / n_runs
+fig, ax = plt.subplots(figsize=(10, 4))
+bars = ax.bar(k - 0.2, share_slow, width=0.4, label="ForwardMask")
+ax.bar(k + 0.2, share_fast, width=0.4, label="ForwardMaskFast")
+ax.plot(k, law, "kx", label="binomial")
+ax.bar_label(bars, labels=[f"{v:.0%}" if v > 0.05 else "" for v in share_slow], fontsize=7)
+ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+ax.set_xlabel("masked count"); ax.set_ylabel("share of runs"); ax.legend()
+plt.show()
+"""),
+]
+
 # printouts shown another way (issue 46): an HTML table, shown with display()
 OTHER_LIBRARIES += [
     Honest("show_dissolution", "html_table", """
@@ -701,4 +769,4 @@ display(HTML(pd.DataFrame({"t": range(len(history)), "x_t": [Decode(x) for x in 
 """, "shown"),
 ]
 
-HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS + OTHER_LIBRARIES
+HONEST = SCHEDULE + DISSOLUTION + FRACTION + HISTOGRAMS + OTHER_LIBRARIES + MORE_HABITS
