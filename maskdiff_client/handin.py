@@ -70,7 +70,12 @@ def check_before_handing_in(name, namespace=None, notebook=None):
             print(f"The hand-in check could not read the notebook: {err}")
             return None
     started = time.monotonic()
-    rows = hand_in_rows(notebook, namespace)
+    try:
+        rows = hand_in_rows(notebook, namespace)
+    except Exception as err:  # noqa: BLE001 - the check must never be what stops a student's notebook
+        print(f"The hand-in check stopped on {type(err).__name__}: {_short(err)}. Nothing of your notebook "
+              "changed; run the whole notebook from the top and hand it in as below.\n\n" + HAND_IN_STEPS)
+        return None
     checks = sum(1 for row in rows if row["kind"] == "visible check")
     print(hand_in_report(name, where, rows, checks, time.monotonic() - started))
     return rows

@@ -224,6 +224,22 @@ def test_colab_that_does_not_answer_is_said(monkeypatch, tmp_path, capsys):
     assert "Colab did not hand over the notebook: it answered None" in said and "could not read the notebook" in said
 
 
+def test_a_check_that_breaks_still_says_how_to_hand_in(monkeypatch, capsys):
+    monkeypatch.setattr(handin, "hand_in_rows", lambda *args: 1 / 0)
+    assert handin.check_before_handing_in("01_x.ipynb", namespace={}, notebook=finished()) is None
+    said = capsys.readouterr().out
+    assert "stopped on ZeroDivisionError" in said and "Nothing of your notebook changed" in said and "Gradescope" in said
+
+
+@pytest.mark.parametrize("reader", ["none", "older"])
+def test_the_last_cell_without_the_check_says_what_to_do(reader, capsys):
+    """The set-up cell could not fetch drawing_reader.py, or a copy fetched before it held the check
+    is still beside the notebook (the set-up cell fetches only when there is none)."""
+    cell = nbtools.read(ROOT / "release" / "maskdiff" / NOTEBOOKS[0]).cells[-1]
+    exec(cell.source, {"GRADING": False, "drawing_reader": None if reader == "none" else types.ModuleType("dr")})
+    assert "delete drawing_reader.py, run the set-up cell again" in capsys.readouterr().out
+
+
 def test_under_the_grader_it_does_nothing(monkeypatch, capsys):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert handin.check_before_handing_in("01_x.ipynb") is None
