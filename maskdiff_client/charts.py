@@ -10,6 +10,11 @@ is not read here (a pie, a heatmap, a transform altair evaluates in the browser)
 """
 import numpy as np
 
+try:
+    from .vega import VegaUnread, vega_encoded, vega_transform
+except ImportError:   # drawing_reader.py, one module: vega.py's part stands above this one
+    pass
+
 CHART_AXES, CHART_SERIES, CHART_POINTS = 16, 64, 200_000
 DASHES = {"dash": "--", "dot": ":", "dashdot": "-.", "longdash": "--", "longdashdot": "-."}
 
@@ -282,6 +287,13 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
     """Each view of the spec (layers share one axes; concatenations and facets make several)."""
     data = spec.get("data", data)
     encoding = {**encoding, **(spec.get("encoding") or {})}
+    if spec.get("transform"):   # worked out here, so every view below draws from the transformed rows
+        rows = _chart_rows(data, datasets)
+        try:
+            data = {"values": vega_transform(rows[:CHART_POINTS], spec["transform"])} if rows is not None else None
+        except VegaUnread as unread:
+            (into if into is not None else _new_panel(panels, spec))["unread"].append(str(unread))
+            return
     for key in ("hconcat", "vconcat", "concat"):
         for view in spec.get(key) or []:
             _altair_walk(view, datasets, data, encoding, panels)
@@ -297,7 +309,7 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
         return
     by = {k: encoding[k] for k in ("row", "column", "facet") if isinstance(encoding.get(k), dict)}
     if by and "mark" in spec:                                           # encode(column=...)
-        inner = {key: value for key, value in spec.items() if key not in ("data", "encoding")}
+        inner = {key: value for key, value in spec.items() if key not in ("data", "encoding", "transform")}
         _altair_facets(inner, list(by.values()), datasets, data,
                        {k: v for k, v in encoding.items() if k not in by}, panels)
         return
@@ -325,7 +337,8 @@ def _altair_facets(inner, channels, datasets, data, encoding, panels):
     for values, members in list(groups.items())[:CHART_AXES]:
         first = len(panels)
         _altair_walk(inner, datasets, {"values": members}, encoding, panels)
-        title = ", ".join(f"{_channel_title(channel)} = {value}" for channel, value in zip(channels, values))
+        title = ", ".join(str(value) if "title" in channel and channel["title"] is None   # headers of values only
+                          else f"{_channel_title(channel)} = {value}" for channel, value in zip(channels, values))
         for axes in panels[first:]:
             axes["title"] = axes["title"] or title
 
@@ -362,11 +375,15 @@ def _altair_mark(axes, spec, rows, encoding):
         domain = _chart_floats(scale.get("domain")) if isinstance(scale.get("domain"), list) else None
         if domain is not None and domain.size == 2 and np.isfinite(domain).all():
             axes[name + "lim"] = domain   # scale=alt.Scale(domain=[0, 1]): the axis's limits
-    if spec.get("transform") or rows is None or x.get("bin") or y.get("bin") or x.get("aggregate") \
-            or (y.get("aggregate") and mark != "bar"):
-        axes["unread"].append(f"an altair {mark} mark the reader cannot evaluate (a transform, binning, or data "
-                              f"not inline)")
+    if rows is None:
+        axes["unread"].append(f"an altair {mark} mark whose data is not in the chart")
         return
+    try:   # bins and aggregates (x=alt.X("k:Q", bin=True), y="count()"), as Vega-Lite works them out
+        rows, encoding = vega_encoded(rows[:CHART_POINTS], encoding)
+    except VegaUnread as unread:
+        axes["unread"].append(str(unread))
+        return
+    x, y = encoding.get("x") or {}, encoding.get("y") or {}
     if mark == "rule" and y.get("field") and not x.get("field"):   # a level across the axes
         for row in rows[:CHART_SERIES]:
             value = _chart_floats([row.get(y["field"])])
@@ -376,36 +393,46 @@ def _altair_mark(axes, spec, rows, encoding):
         return
     colour = (encoding.get("color") or encoding.get("strokeDash") or {}).get("field")
     groups = {}
-    for row in rows[:CHART_POINTS]:
+    for row in rows:
         groups.setdefault(str(row.get(colour)) if colour else "", []).append(row)
     if colour:
         axes["legend"] += [g for g in groups if g not in axes["legend"]]
     # Vega-Lite stacks bars of several colours unless told `stack=None`: each group sits on the ones before
     stacked = mark == "bar" and colour and y.get("stack", "zero") not in (None, False)
     below = {}
+    offset = (encoding.get("xOffset") or {}).get("field")
+    offsets = list(dict.fromkeys(str(row.get(offset)) for row in rows)) if offset else []
     for group, members in list(groups.items())[:CHART_SERIES]:
-        if mark == "bar" and y.get("aggregate") == "count":
-            xs = axes["_categories"].place([r.get(x.get("field")) for r in members])
-            at, counts = np.unique(xs, return_counts=True)
-            axes["bars"].append({"x": at - 0.4, "width": np.full(at.size, 0.8), "bottom": np.zeros(at.size),
-                                 "height": counts.astype(float), "label": group, "orientation": "vertical"})
-            continue
-        if mark == "bar" and y.get("type") in ("nominal", "ordinal") and x.get("field") and y.get("field"):
-            _altair_bars_across(axes, members, x, y, group)   # names on the y axis: horizontal bars
+        if mark == "bar" and (y.get("_bin_end") or (y.get("type") in ("nominal", "ordinal") and x.get("field")
+                                                     and y.get("field"))):
+            _altair_bars_across(axes, members, x, y, group)   # names or bins on the y axis: horizontal bars
             continue
         xs = axes["_categories"].place([r.get(x.get("field")) for r in members]) if x.get("field") else None
         ys = _chart_floats([r.get(y.get("field")) for r in members]) if y.get("field") else None
-        if xs is None or ys is None or xs.size != ys.size:
+        ends = _chart_floats([r.get(x["_bin_end"]) for r in members]) if x.get("_bin_end") else None
+        if xs is None or ys is None or xs.size != ys.size or (ends is not None and ends.size != xs.size):
             axes["unread"].append(f"an altair {mark} mark")
             continue
+        if ends is not None and mark != "bar":
+            xs = (xs + ends) / 2   # a point or line over a bin sits at its middle
         if mark == "bar":
-            gaps = np.diff(np.unique(xs))
-            width = 0.8 * (gaps.min() if gaps.size else 1.0)
-            bottom = np.array([below.get(x, 0.0) for x in xs]) if stacked else np.zeros(xs.size)
+            slots = np.zeros(xs.size)
+            if ends is not None:   # a histogram's bars span their bins
+                left, width = xs, ends - xs
+            else:
+                gaps = np.diff(np.unique(xs))
+                width = np.full(xs.size, 0.8 * (gaps.min() if gaps.size else 1.0))
+                left = xs - width / 2
+                if offsets:   # xOffset: side by side within each x, each value of the field its own slot
+                    slots = np.array([offsets.index(str(r.get(offset))) for r in members], dtype=float)
+                    width = width / len(offsets)
+                    left = left + slots * width
+            keys = list(zip(xs, slots))
+            bottom = np.array([below.get(key, 0.0) for key in keys]) if stacked else np.zeros(xs.size)
             if stacked:
-                for x, top in zip(xs, bottom + ys):
-                    below[x] = top
-            axes["bars"].append({"x": xs - width / 2, "width": np.full(xs.size, width), "bottom": bottom,
+                for key, top in zip(keys, bottom + ys):
+                    below[key] = top
+            axes["bars"].append({"x": left, "width": width, "bottom": bottom,
                                  "height": ys, "label": group, "orientation": "vertical"})
         elif mark in ("line", "trail"):
             order = np.argsort(xs, kind="stable") if x.get("type") != "nominal" else np.arange(xs.size)
@@ -421,11 +448,16 @@ def _altair_mark(axes, spec, rows, encoding):
 
 
 def _altair_bars_across(axes, members, x, y, group):
-    """Bars named on the y axis (y nominal, x their lengths), kept as matplotlib's barh keeps them."""
+    """Bars named (or binned) on the y axis, x their lengths, kept as matplotlib's barh keeps them."""
     at = axes["_ycategories"].place([r.get(y.get("field")) for r in members])
     lengths = _chart_floats([r.get(x.get("field")) for r in members])
-    if lengths is None or lengths.size != at.size:
+    if y.get("_bin_end"):
+        ends = _chart_floats([r.get(y["_bin_end"]) for r in members])
+        bottom, height = at, (ends - at if ends is not None and ends.size == at.size else None)
+    else:
+        bottom, height = at - 0.4, np.full(at.size, 0.8)
+    if lengths is None or lengths.size != at.size or height is None:
         axes["unread"].append("an altair bar mark")
         return
-    axes["bars"].append({"x": np.zeros(at.size), "width": lengths, "bottom": at - 0.4, "height": np.full(at.size, 0.8),
+    axes["bars"].append({"x": np.zeros(at.size), "width": lengths, "bottom": bottom, "height": height,
                          "label": group, "orientation": "horizontal"})

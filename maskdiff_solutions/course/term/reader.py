@@ -1,6 +1,6 @@
 """drawing_reader.py, the one Python file of the students' repository (written by `publish`): what the
 autograder reads in a student's figures and printouts, as maskdiff_client holds it (charts.py, drawn.py,
-seen.py) in one module, so that `show("plot_x")` in a notebook says what the grader will read there, and
+seen.py, with vega.py under charts.py) in one module, so that `show("plot_x")` in a notebook says what the grader will read there, and
 the check students run before handing in (handin.py: `check_before_handing_in`)."""
 import ast
 import itertools
@@ -8,7 +8,7 @@ import itertools
 from ..layout import CLIENT_PACKAGE, PACKAGE_PARENT
 from ..records.nbgrader_apps import CourseError
 
-READER_PARTS = ("charts.py", "drawn.py", "seen.py", "handin.py")  # maskdiff_client's public modules, in order
+READER_PARTS = ("vega.py", "charts.py", "drawn.py", "seen.py", "handin.py")  # maskdiff_client's public modules, in order
 
 
 def without_docstring(text):
@@ -39,9 +39,9 @@ def top_level_names(text):
 
 
 def reader_text():
-    """drawing_reader.py: maskdiff_client's chart reader (charts.py), recorder (drawn.py), its
-    description (seen.py) and the hand-in check (handin.py) verbatim, less their docstrings, as one
-    module that starts recording when imported in IPython."""
+    """drawing_reader.py: maskdiff_client's Vega-Lite evaluator (vega.py), chart reader (charts.py),
+    recorder (drawn.py), its description (seen.py) and the hand-in check (handin.py) verbatim, less
+    their docstrings, as one module that starts recording when imported in IPython."""
     folder = PACKAGE_PARENT / CLIENT_PACKAGE
     parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
     names = [top_level_names(part) for part in parts]
@@ -53,6 +53,7 @@ def reader_text():
             'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x.\n'
             '`check_before_handing_in("NN_name.ipynb")` lists what is left to do in a notebook. The\n'
             'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
-            + "\n\n# ---- plotly and altair charts, read ----\n" + parts[0]
-            + "\n\n# ---- the recorder ----\n" + parts[1] + "\n\n# ---- its description ----\n" + parts[2]
-            + "\n\n# ---- the check before handing in ----\n" + parts[3] + "\n\ninstall()\n")
+            + "\n\n# ---- altair's transforms, bins and aggregates, worked out ----\n" + parts[0]
+            + "\n\n# ---- plotly and altair charts, read ----\n" + parts[1]
+            + "\n\n# ---- the recorder ----\n" + parts[2] + "\n\n# ---- its description ----\n" + parts[3]
+            + "\n\n# ---- the check before handing in ----\n" + parts[4] + "\n\ninstall()\n")
