@@ -243,15 +243,18 @@ def _fractions(outcomes, T):
 
 def _law_in(ax, ns, laws):
     """(the series of `ax` that draws the binomial law, its scale: 1 for probabilities, else the
-    number it was multiplied by), or (None, 1.0)."""
+    number it was multiplied by), or (None, 1.0). The law's value for n is read at n, or at the middle
+    of n's bar when the histograms' bars span [n, n+1)."""
+    places = [ns] + [middles for middles in [plots.bar_middles(ax, ns)] if middles]
     for series in ax.series:
-        drawn_law = plots.values_at(series, ns)
-        if drawn_law is None or (~np.isnan(drawn_law)).sum() < L:
-            continue
-        for pmf in laws:
-            top = np.nanmax(drawn_law) / pmf.max()
-            if plots.matches(series, ns, pmf * top, coverage=0.9) and (abs(top - 1) < 1e-3 or top > 1.5):
-                return series, top
+        for xs in places if series.kind != "bars" else [ns]:
+            drawn_law = plots.values_at(series, xs)
+            if drawn_law is None or (~np.isnan(drawn_law)).sum() < L:
+                continue
+            for pmf in laws:
+                top = np.nanmax(drawn_law) / pmf.max()
+                if plots.matches(series, xs, pmf * top, coverage=0.9) and (abs(top - 1) < 1e-3 or top > 1.5):
+                    return series, top
     return None, 1.0
 
 

@@ -420,6 +420,20 @@ def bar_heights(series, ns):
     return out
 
 
+def bar_middles(ax, ns):
+    """n + 0.5 for each n when every bar of the axes with a height spans [n, n+1) (a histogram binned at
+    the integers, as bins=range(...) and altair's alt.Bin(step=1) make it), so that a curve drawn over
+    the middles of those bars is read at n; None for bars laid any other way, or no bars."""
+    spans = []
+    for series in ax.series:
+        if series.kind != "bars" or series.style.get("horizontal"):
+            continue
+        width = series.style.get("width", np.full(series.x.size, 0.8))
+        spans += [(left, w) for left, w, h in zip(series.x, width, series.y) if h != 0]
+    on_integers = spans and all(abs(w - 1) < 1e-9 and abs(left - round(left)) < 1e-9 for left, w in spans)
+    return [n + 0.5 for n in ns] if on_integers else None
+
+
 def matches(series, xs, ys, tolerance=TOLERANCE, coverage=1.0):
     """Does the series hold ys at xs (at least `coverage` of them, and nothing contradicting)?"""
     drawn = values_at(series, list(xs))

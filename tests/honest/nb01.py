@@ -411,6 +411,16 @@ plt.show()
 ]
 
 HISTOGRAMS = [
+    Honest("plot_masked_histograms", "integer_bins_law_over_the_bar_middles", """
+import numpy as np
+edges = np.arange(L + 2)                        # bars over [n, n + 1)
+plt.hist([slow, fast], bins=edges, density=True, label=["ForwardMask", "ForwardMaskFast"], histtype="step")
+plt.plot(edges[:-1] + 0.5, law, "k^", label="binomial law at each bar's middle")
+plt.xlabel("masked tokens n")
+plt.ylabel("P(n)")
+plt.legend()
+plt.show()
+"""),
     Honest("plot_masked_histograms", "two_panels_each_with_its_law", """
 fig, panels = plt.subplots(1, 2, figsize=(10, 3.5))
 for ax, counts, name in zip(panels, (slow, fast), ("ForwardMask", "ForwardMaskFast")):
@@ -687,6 +697,50 @@ bars = alt.Chart(pd.DataFrame(rows)).mark_bar(opacity=0.5).encode(x=alt.X("k:Q",
                                                                   color="how")
 law_line = alt.Chart(pd.DataFrame({"k": list(range(L + 1)), "p": law})).mark_line(color="black").encode(x="k:Q", y="p")
 bars + law_line
+""", "plotly-altair"),
+    # altair that works its table out in the browser: transforms, bins, aggregates (Vega-Lite's own idioms)
+    Honest("plot_schedule", "altair_fold_a_wide_table", """
+import altair as alt
+import pandas as pd
+wide = pd.DataFrame({"t": list(range(T + 1)), "beta_t": beta.tolist(), "alpha_bar_t": alpha_bar.tolist(),
+                     "1 - t/T": [1 - s / T for s in range(T + 1)]})
+alt.Chart(wide).transform_fold(["beta_t", "alpha_bar_t", "1 - t/T"], as_=["curve", "value"]).mark_line(point=True).encode(
+    x=alt.X("t:Q", title="step t"), y=alt.Y("value:Q", title="probability"), color="curve:N")
+""", "plotly-altair"),
+    Honest("plot_masked_fraction", "altair_mean_over_every_run", """
+import altair as alt
+import pandas as pd
+alt.data_transformers.disable_max_rows()   # one row per run and step
+per_run = runs.float().mean(dim=2)         # (runs, T + 1): each run's fraction masked at each t
+long = pd.DataFrame({"t": list(range(T + 1)) * per_run.shape[0], "fraction": per_run.flatten().tolist()})
+average = alt.Chart(long).mark_point(filled=True).encode(x=alt.X("t:Q", title="step t"),
+                                                         y=alt.Y("mean(fraction):Q", title="fraction masked"))
+theory = alt.Chart(pd.DataFrame({"t": list(range(T + 1)), "p": (1 - alpha_bar).tolist()})).mark_line(
+    color="black").encode(x="t:Q", y="p:Q")
+(average + theory).properties(title="masked fraction: mean of the runs, and 1 - alpha_bar")
+""", "plotly-altair"),
+    Honest("plot_masked_histograms", "altair_binned_counts", """
+import altair as alt
+import pandas as pd
+alt.data_transformers.disable_max_rows()
+counts = pd.DataFrame({"masked": slow + fast, "how": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})
+histograms = alt.Chart(counts).mark_bar(opacity=0.5).encode(
+    x=alt.X("masked:Q", bin=alt.Bin(step=1), title="masked tokens"),
+    y=alt.Y("count()", stack=None, title="runs"), color="how:N")
+expected = pd.DataFrame({"masked": [k + 0.5 for k in range(L + 1)], "runs": [n_runs * q for q in law]})
+histograms + alt.Chart(expected).mark_line(point=True, color="black").encode(x="masked:Q", y="runs:Q")
+""", "plotly-altair"),
+    Honest("plot_masked_histograms", "altair_shares_worked_out", """
+import altair as alt
+import pandas as pd
+alt.data_transformers.disable_max_rows()
+counts = pd.DataFrame({"n": slow + fast, "how": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})
+shares = alt.Chart(counts).transform_joinaggregate(runs="count()", groupby=["how"]).transform_calculate(
+    share="1 / datum.runs").mark_bar(opacity=0.5).encode(x=alt.X("n:Q", title="masked tokens n"),
+                                                       y=alt.Y("sum(share):Q", stack=None, title="probability"),
+                                                       color="how:N")
+binomial = alt.Chart(pd.DataFrame({"n": list(range(L + 1)), "P(n)": law})).mark_point(color="black").encode(x="n:Q", y="P(n):Q")
+shares + binomial
 """, "plotly-altair"),
 ]
 

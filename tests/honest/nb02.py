@@ -1239,6 +1239,14 @@ fig.show()
 
 
 OTHER_LIBRARIES += [
+    Honest("plot_undiffusion_histograms", "altair_counts_side_by_side", """
+import altair as alt
+import pandas as pd
+runs = pd.DataFrame({"masked": forward + backward,
+                     "process": ["forward to t = 5"] * len(forward) + ["undiffused from T to 5"] * len(backward)})
+alt.Chart(runs).mark_bar().encode(x=alt.X("masked:O", title="masked tokens"), y=alt.Y("count()", title="runs"),
+                                  xOffset="process:N", color="process:N")
+""", "plotly-altair"),
     Honest("plot_undiffusion_histograms", "altair_overlaid_shares", """
 import altair as alt
 import pandas as pd

@@ -997,3 +997,43 @@ HONEST += _alternatives(
             lines.append("")
         display(Markdown("\\n".join(lines)))
         """)
+
+# altair working its table out in the browser: a window average, a calculated column, bars side by side
+HONEST += _alternatives(
+    "plot_two_sentence_loss", kind="plotly-altair",
+    altair_rolling_window="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
+        raw = alt.Chart(table).mark_line(opacity=0.2).encode(x="step:Q", y=alt.Y("loss:Q", title="loss"))
+        smooth = alt.Chart(table).transform_window(average="mean(loss)", frame=[-99, 0]).mark_line(color="red").encode(
+            x="step:Q", y="average:Q")
+        floor = alt.Chart(pd.DataFrame({"y": [entropy]})).mark_rule(strokeDash=[5, 3]).encode(y="y:Q")
+        raw + smooth + floor
+        """)
+HONEST += _alternatives(
+    "plot_story_loss", kind="plotly-altair",
+    altair_per_token_calculated="""\
+        import altair as alt
+        import pandas as pd
+        alt.data_transformers.disable_max_rows()
+        table = pd.DataFrame({"step": range(1, len(story_losses) + 1), "loss": story_losses})
+        curve = alt.Chart(table).transform_calculate(per_token="datum.loss / 32").transform_window(
+            smooth="mean(per_token)", frame=[-99, 0], sort=[{"field": "step"}]).mark_line().encode(
+            x=alt.X("step:Q", title="training step"), y=alt.Y("smooth:Q", title="loss per token (100-step mean)"))
+        levels = pd.DataFrame({"loss": [NO_IDEA, WORD_FREQUENCIES], "guess": ["uniform", "word frequencies"]})
+        curve + alt.Chart(levels).mark_rule(strokeDash=[4, 4]).encode(y="loss:Q", color="guess:N")
+        """)
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="plotly-altair",
+    altair_grouped_with_x_offset="""\
+        import altair as alt
+        import pandas as pd
+        top = top_with_real(4)
+        rows = [{"sentence": s, "share": outcomes[s] / total, "source": "network"} for s in top]
+        rows.append({"sentence": "other", "share": 1 - sum(outcomes[s] for s in top) / total, "source": "network"})
+        rows += [{"sentence": s, "share": p, "source": "p_init"} for s, p in truth.items()]
+        alt.Chart(pd.DataFrame(rows)).mark_bar().encode(x=alt.X("sentence:N", title="sentence"),
+                                                        y=alt.Y("share:Q", title="fraction of runs"),
+                                                        xOffset="source:N", color="source:N")
+        """)

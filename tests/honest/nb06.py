@@ -689,3 +689,29 @@ HONEST += _alternatives(
         px.scatter(pd.DataFrame(rows), x="entropy", y="perplexity", color="source", log_y=True,
                    labels={"entropy": "unigram entropy (nats)", "perplexity": "perplexity under the scorer"})
         """)
+
+# altair working its table out in the browser: a wide table folded long, a column calculated, facets
+HONEST += _alternatives(
+    "plot_remasking", kind="plotly-altair",
+    altair_fold_and_calculated_theory="""\
+        import altair as alt
+        import pandas as pd
+        wide = pd.DataFrame({"T": Ts, **rates})
+        log = alt.Scale(type="log")
+        measured = alt.Chart(wide).transform_fold(list(rates), as_=["sampler", "share"]).mark_line(point=True).encode(
+            x=alt.X("T:Q", scale=log), y=alt.Y("share:Q", scale=log, title="share of impossible sentences"),
+            color="sampler:N")
+        theory = alt.Chart(wide).transform_calculate(theory="0.32 / datum.T").mark_line(strokeDash=[6, 3]).encode(
+            x=alt.X("T:Q", scale=log), y=alt.Y("theory:Q", scale=log))
+        measured + theory
+        """)
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="plotly-altair",
+    altair_folded_into_two_rows="""\
+        import altair as alt
+        import pandas as pd
+        wide = pd.DataFrame({"tau": TAUS, "impossible sentences (share)": impossible, "guesser calls": calls})
+        alt.Chart(wide).transform_fold(["impossible sentences (share)", "guesser calls"], as_=["measure", "value"]).mark_line(
+            point=True).encode(x=alt.X("tau:Q", title="threshold tau"), y=alt.Y("value:Q", title=None),
+                               row=alt.Row("measure:N", title=None)).properties(height=150).resolve_scale(y="independent")
+        """)

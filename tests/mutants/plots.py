@@ -79,6 +79,11 @@ MUTANTS = [
     PlotMutant(NB01, "plot_masked_histograms", "law_drawn_as_a_histogram",
                (('ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")',
                  'ax.bar(n, law, alpha=0.5, label="ForwardMaskFast")'),), ("plot_masked_histograms",)),
+    PlotMutant(NB01, "plot_masked_histograms", "law_between_the_bars",   # bars centred on n, the law at n + 1/2
+               (('ax.plot(n, law', 'ax.plot(n + 0.5, law'),), ("plot_masked_histograms",)),
+    PlotMutant(NB01, "plot_masked_histograms", "law_a_bar_to_the_right",   # bars over [n, n+1), the law at n + 1
+               (("bins = torch.arange(L + 2) - 0.5", "bins = torch.arange(L + 2)"), ('ax.plot(n, law', 'ax.plot(n + 1, law')),
+               ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "law_with_p_alpha_bar",
                (("p = 1 - float(alpha_bar[t])", "p = float(alpha_bar[t])"),), ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "right_samples_not_from_the_buggy_function",
