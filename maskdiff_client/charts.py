@@ -104,6 +104,8 @@ def plotly_data(spec):
         target = panels.get(key) or next(iter(panels.values()), None)
         if target is not None:
             _plotly_shape(target, shape)
+    for axes in panels.values():
+        _plotly_barmode(axes, layout.get("barmode") or "group")
     _plotly_titles(panels, layout.get("annotations") or [])
     named = [t for t in traces if t.get("name") and t.get("showlegend", True) is not False]
     shows_legend = layout.get("showlegend", len(named) > 1)
@@ -132,6 +134,35 @@ def _plotly_axes(layout, key):
     axes["_names"], axes["_categories"], axes["_ycategories"] = [], _Categories(), _Categories()
     axes["_domain"] = (_chart_floats(xaxis.get("domain", [0, 1])), _chart_floats(yaxis.get("domain", [0, 1])))
     return axes
+
+
+def _plotly_barmode(axes, mode):
+    """Bars of several traces in one panel as plotly lays them out: side by side ("group", a
+    go.Figure's default), one on another ("stack"; "relative", plotly express's default, stacks
+    negative values downwards), or over each other ("overlay")."""
+    traces = [bars for bars in axes["bars"] if bars.get("_plotly")]
+    for bars in traces:
+        bars.pop("_plotly")
+    if len(traces) < 2 or mode == "overlay":
+        return
+    horizontal = [bars["orientation"] == "horizontal" for bars in traces]
+    if any(horizontal) != all(horizontal):
+        return
+    along, size, value, base = ("bottom", "height", "width", "x") if horizontal[0] else ("x", "width", "height", "bottom")
+    if mode == "group":
+        for i, bars in enumerate(traces):
+            bars[size] = bars[size] / len(traces)
+            bars[along] = bars[along] + i * bars[size]
+        return
+    if mode in ("stack", "relative"):
+        up, down = {}, {}
+        for bars in traces:
+            starts = []
+            for key, height in zip(np.round(bars[along] + bars[size] / 2, 9), bars[value]):
+                pile = down if (mode == "relative" and height < 0) else up
+                starts.append(pile.get(key, 0.0))
+                pile[key] = starts[-1] + height
+            bars[base] = bars[base] + np.array(starts)
 
 
 def _plotly_titles(panels, annotations):
@@ -198,45 +229,96 @@ def _plotly_bars(axes, trace, name):
                            heights.shape).astype(float)
     if horizontal:   # as matplotlib's barh keeps them: x the base, width the value, y the bottom
         axes["bars"].append({"x": base, "width": heights, "bottom": at - width / 2, "height": width,
-                             "label": name, "orientation": "horizontal"})
+                             "label": name, "orientation": "horizontal", "_plotly": True})
     else:
         axes["bars"].append({"x": at - width / 2, "width": width, "bottom": base, "height": heights,
-                             "label": name, "orientation": "vertical"})
+                             "label": name, "orientation": "vertical", "_plotly": True})
 
 
 def _plotly_histogram(axes, trace, name):
     """plotly bins a histogram in the browser: here, as it does for its own settings (xbins start,
-    end and size; nbinsx), and for integer data one bin per integer; else numpy's automatic bins."""
-    horizontal = trace.get("y") is not None and trace.get("x") is None
-    data = _chart_floats(trace.get("y" if horizontal else "x"))
-    if data is None or not data.size:
-        axes["unread"].append("a plotly histogram of text values")
+    end and size; nbinsx), and for integer data one bin per integer; else numpy's automatic bins. Text
+    values are counted per name, one bar each. With values on the other axis, histfunc (sum, avg,
+    min, max) gathers them per bin; histnorm then scales the bins as plotly does."""
+    horizontal = trace.get("orientation") == "h" or (trace.get("y") is not None and trace.get("x") is None)
+    along, other = ("y", "x") if horizontal else ("x", "y")
+    if trace.get(along) is None:
+        axes["unread"].append("a plotly histogram with no data")
         return
-    data = data[np.isfinite(data)]
+    raw = list(trace[along])[:CHART_POINTS] if not isinstance(trace[along], dict) else trace[along]
+    data = _chart_floats(raw)
+    weights = _chart_floats(trace.get(other)) if trace.get(other) is not None else None
+    func = trace.get("histfunc") or ("sum" if weights is not None else "count")
+    if weights is not None and (data is None or weights.size != data.size) and len(raw) != weights.size:
+        axes["unread"].append("a plotly histogram whose two axes differ in length")
+        return
+    if data is None:   # text values: a bar per name, in the order met
+        at = axes["_ycategories" if horizontal else "_categories"].place([str(v) for v in raw])
+        edges_of = None
+    else:
+        keep = np.isfinite(data)
+        data, weights = data[keep], (weights[keep] if weights is not None else None)
+        if not data.size:
+            axes["unread"].append("a plotly histogram with no data")
+            return
+        edges_of = _plotly_bin_edges(trace, data, horizontal)
+        at = data
+    if edges_of is None:
+        places = np.unique(at)
+        index = np.searchsorted(places, at)
+        lefts, widths = places - 0.4, np.full(places.size, 0.8)
+    else:
+        index = np.clip(np.searchsorted(edges_of, at, side="right") - 1, 0, edges_of.size - 2)
+        inside = (at >= edges_of[0]) & (at <= edges_of[-1])
+        index, weights = index[inside], (weights[inside] if weights is not None else None)
+        lefts, widths = edges_of[:-1], np.diff(edges_of)
+    heights = _plotly_histfunc(func, index, weights, lefts.size)
+    if heights is None:
+        axes["unread"].append(f"a plotly histogram with histfunc {func!r}")
+        return
+    norm = trace.get("histnorm") or ""
+    total = float(np.nansum(heights))
+    if norm in ("percent", "probability", "probability density") and total:
+        heights = heights / total * (100.0 if norm == "percent" else 1.0)
+    if "density" in norm:
+        heights = heights / widths
+    if horizontal:
+        axes["bars"].append({"x": np.zeros(lefts.size), "width": heights, "bottom": lefts, "height": widths,
+                             "label": name, "orientation": "horizontal", "_plotly": True})
+    else:
+        axes["bars"].append({"x": lefts, "width": widths, "bottom": np.zeros(lefts.size), "height": heights,
+                             "label": name, "orientation": "vertical", "_plotly": True})
+
+
+def _plotly_bin_edges(trace, data, horizontal):
     bins = trace.get("ybins" if horizontal else "xbins") or {}
     size = bins.get("size")
     if isinstance(size, (int, float)) and size > 0:
         start = bins.get("start", np.floor(data.min() / size) * size)
         end = bins.get("end", data.max() + size)
-        edges = np.arange(float(start), float(end) + size / 2, size)
-    elif trace.get("nbinsx" if not horizontal else "nbinsy"):
-        edges = np.histogram_bin_edges(data, bins=int(trace.get("nbinsx") or trace.get("nbinsy")))
-    elif np.allclose(data, np.round(data)) and data.max() - data.min() <= 200:
-        edges = np.arange(data.min() - 0.5, data.max() + 1.0, 1.0)
-    else:
-        edges = np.histogram_bin_edges(data, bins="auto")
-    counts, edges = np.histogram(data, bins=edges)
-    norm = trace.get("histnorm") or ""
-    widths = np.diff(edges)
-    scale = {"percent": 100.0 / max(data.size, 1), "probability": 1.0 / max(data.size, 1)}.get(norm)
-    heights = counts * scale if scale else counts / (max(data.size, 1) * widths) if "density" in norm else counts
-    heights = heights.astype(float)
-    if horizontal:
-        axes["bars"].append({"x": np.zeros(counts.size), "width": heights, "bottom": edges[:-1], "height": widths,
-                             "label": name, "orientation": "horizontal"})
-    else:
-        axes["bars"].append({"x": edges[:-1], "width": widths, "bottom": np.zeros(counts.size), "height": heights,
-                             "label": name, "orientation": "vertical"})
+        return np.arange(float(start), float(end) + size / 2, size)
+    count = trace.get("nbinsy" if horizontal else "nbinsx")
+    if count:
+        return np.histogram_bin_edges(data, bins=int(count))
+    if np.allclose(data, np.round(data)) and data.max() - data.min() <= 200:
+        return np.arange(data.min() - 0.5, data.max() + 1.0, 1.0)
+    return np.histogram_bin_edges(data, bins="auto")
+
+
+def _plotly_histfunc(func, index, weights, bins):
+    """Each bin's count, or its values' sum, mean, least or greatest (NaN where a bin holds none)."""
+    if func == "count" or weights is None:
+        return np.bincount(index, minlength=bins).astype(float)
+    if func == "sum":
+        return np.bincount(index, weights=weights, minlength=bins).astype(float)
+    if func in ("avg", "min", "max"):
+        out = np.full(bins, np.nan)
+        for i in range(bins):
+            members = weights[index == i]
+            if members.size:
+                out[i] = {"avg": np.mean, "min": np.min, "max": np.max}[func](members)
+        return out
+    return None
 
 
 def _plotly_shape(axes, shape):
@@ -391,6 +473,18 @@ def _altair_mark(axes, spec, rows, encoding):
                 axes["lines"].append({"x": np.array([0.0, 1.0]), "y": np.repeat(value, 2), "label": "", "in_data": False,
                                       "linestyle": "-", "marker": "None", "drawstyle": "default"})
         return
+    if mark == "rule" and x.get("field") and not y.get("field"):   # an upright line at each x
+        for row in rows[:CHART_SERIES]:
+            value = _chart_floats([row.get(x["field"])])
+            if value is not None and value.size == 1 and np.isfinite(value[0]):
+                axes["segments"].append({"segments": [np.array([[value[0], 0.0], [value[0], 1.0]])], "label": "",
+                                         "role": "vline"})
+        return
+    if mark == "text":   # labels written on the chart (a count over each bar): their text, as ax.text's
+        text = encoding.get("text") or {}
+        axes["texts"] += [_altair_text(row.get(text["field"]), text.get("format")) for row in rows[:CHART_SERIES]] \
+            if text.get("field") else ([_chart_text(text["value"])] if "value" in text else [])
+        return
     colour = (encoding.get("color") or encoding.get("strokeDash") or {}).get("field")
     groups = {}
     for row in rows:
@@ -445,6 +539,19 @@ def _altair_mark(axes, spec, rows, encoding):
                                   "linestyle": "None", "marker": "o"})
         else:
             axes["unread"].append(f"an altair {mark} mark")
+
+
+def _altair_text(value, form):
+    """A text mark's value as the chart writes it: d3's fixed, percent and integer formats ('.2f',
+    '.0%', 'd', ',') as Python's own; anything else as the value itself."""
+    if isinstance(form, str) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return format(value, form.replace("~", "") if form.rstrip("~")[-1:] in "f%de," else "")
+        except (ValueError, IndexError):
+            pass
+    if isinstance(value, float) and value.is_integer():   # JavaScript writes 2.0 as 2
+        return str(int(value))
+    return _chart_text(value)
 
 
 def _altair_bars_across(axes, members, x, y, group):

@@ -278,7 +278,7 @@ def vega_encoded(rows, encoding):
             other = encoding.get(name + "2") or {}
             if other.get("field"):
                 channel["_bin_end"] = other["field"]
-    measured = [name for name in ("x", "y") if (encoding.get(name) or {}).get("aggregate")]
+    measured = [name for name in ("x", "y", "text") if (encoding.get(name) or {}).get("aggregate")]
     if not measured:
         return rows, encoding
     keys = [channel["field"] for name, channel in encoding.items()

@@ -285,3 +285,35 @@ def test_colabs_list_installs_what_students_reach_for():
     assert colab.modules()["tensorflow"] == "colab-only" and colab.lacking("pandas") is None
     requirements = (colab.LIST.parents[1] / "requirements.txt").read_text()
     assert f"-r {colab.LIST.relative_to(colab.LIST.parents[1])}" in requirements
+
+
+def test_plotly_bars_of_several_traces_are_laid_out_by_barmode():
+    """As the page shows them: side by side (a go.Figure's default "group"), piled up (plotly express's
+    default "relative", and "stack"), or over each other ("overlay")."""
+    import plotly.express as px
+    import plotly.graph_objects as go
+
+    from maskdiff_client.charts import chart_data
+    table = pd.DataFrame({"s": ["a", "b", "a", "b"], "who": ["net", "net", "p", "p"], "v": [0.7, 0.3, 0.8, 0.2]})
+
+    def bars(fig):
+        return [(b["x"].round(2).tolist(), b["width"].round(2).tolist(), b["bottom"].round(2).tolist())
+                for b in chart_data(fig)["axes"][0]["bars"]]
+    assert bars(px.bar(table, x="s", y="v", color="who")) == [([-0.4, 0.6], [0.8, 0.8], [0.0, 0.0]),
+                                                             ([-0.4, 0.6], [0.8, 0.8], [0.7, 0.3])]
+    grouped = [([-0.4, 0.6], [0.4, 0.4], [0.0, 0.0]), ([0.0, 1.0], [0.4, 0.4], [0.0, 0.0])]
+    assert bars(px.bar(table, x="s", y="v", color="who", barmode="group")) == grouped
+    assert bars(go.Figure([go.Bar(x=["a", "b"], y=[0.7, 0.3]), go.Bar(x=["a", "b"], y=[0.8, 0.2])])) == grouped
+    assert bars(px.bar(table, x="s", y="v", color="who", barmode="overlay"))[1][2] == [0.0, 0.0]
+
+
+def test_plotly_histograms_of_names_and_of_summed_values():
+    import plotly.express as px
+
+    from maskdiff_client.charts import chart_data
+    samples = ["the cat is alive"] * 8 + ["the box is empty"] * 2 + ["the cat is empty"]
+    axes = chart_data(px.histogram(x=samples, histnorm="percent"))["axes"][0]
+    assert axes["bars"][0]["height"].round(2).tolist() == [72.73, 18.18, 9.09]
+    assert axes["xticks"]["labels"] == ["the cat is alive", "the box is empty", "the cat is empty"]
+    summed = chart_data(px.histogram(pd.DataFrame({"k": [0, 1, 1, 2], "w": [1.0, 2, 3, 4]}), x="k", y="w"))
+    assert summed["axes"][0]["bars"][0]["height"].tolist() == [1.0, 5.0, 4.0]

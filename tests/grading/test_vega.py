@@ -111,3 +111,14 @@ def test_bars_side_by_side_with_x_offset_do_not_stack():
 def test_a_transform_the_reader_cannot_do_sends_the_chart_to_review_by_name():
     chart = alt.Chart(pd.DataFrame(ROWS)).transform_regression("step", "loss").mark_line().encode(x="step", y="loss")
     assert axes_of(chart)["unread"] == ["an altair transform_regression"]
+
+
+def test_labels_written_on_bars_are_texts_and_upright_rules_are_lines_across():
+    table = pd.DataFrame({"s": list("aab"), "v": [1.0, 2.0, 3.14159]})
+    bars = alt.Chart(table).mark_bar().encode(x="s:N", y="count()")
+    axes = axes_of(bars + bars.mark_text(dy=-5).encode(text="count()"))
+    assert axes["texts"] == ["2", "1"] and not axes["unread"]
+    written = alt.Chart(table).mark_text().encode(x="s:N", y="v:Q", text=alt.Text("v:Q", format=".2f"))
+    assert axes_of(written)["texts"] == ["1.00", "2.00", "3.14"]
+    edges = axes_of(alt.Chart(pd.DataFrame({"edge": [7.5, 15.5]})).mark_rule().encode(x="edge:Q"))["segments"]
+    assert [(s["role"], s["segments"][0][:, 0].tolist()) for s in edges] == [("vline", [7.5, 7.5]), ("vline", [15.5, 15.5])]

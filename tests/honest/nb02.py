@@ -1191,6 +1191,20 @@ import pandas as pd
 table = pd.DataFrame({"sentence": list(made.keys()), "count": list(made.values())})
 alt.Chart(table, title="T = 50").mark_bar().encode(x=alt.X("sentence:N", sort=None), y="count")
 """, "plotly-altair"),
+    Honest("plot_two_sentence_bars", "plotly_histogram_of_every_sentence", """
+import plotly.express as px
+sentences = list(made.elements())   # one entry per run
+fig = px.histogram(x=sentences, title="T = 50", labels={"x": "sentence made"})
+fig.update_layout(yaxis_title="count")
+fig.show()
+""", "plotly-altair"),
+    Honest("plot_two_sentence_bars", "altair_bars_with_their_counts_written", """
+import altair as alt
+import pandas as pd
+table = pd.DataFrame({"sentence": list(made.keys()), "runs": list(made.values())})
+bars = alt.Chart(table, title="T = 50").mark_bar().encode(x=alt.X("sentence:N", sort="-y"), y=alt.Y("runs:Q", title="count"))
+bars + bars.mark_text(dy=-6).encode(text="runs:Q")
+""", "plotly-altair"),
     Honest("plot_cat_probability", "plotly_ten_lines", """
 import plotly.graph_objects as go
 T = 50

@@ -715,3 +715,14 @@ HONEST += _alternatives(
             point=True).encode(x=alt.X("tau:Q", title="threshold tau"), y=alt.Y("value:Q", title=None),
                                row=alt.Row("measure:N", title=None)).properties(height=150).resolve_scale(y="independent")
         """)
+HONEST += _alternatives(
+    "plot_commit_order", kind="plotly-altair",
+    altair_bars_and_block_edges="""\
+        import altair as alt
+        import pandas as pd
+        table = pd.DataFrame({"position": range(24), "call": committed_at.tolist()})
+        bars = alt.Chart(table).mark_bar().encode(x=alt.X("position:Q", title="generated position"),
+                                                  y=alt.Y("call:Q", title="denoiser call that committed it"))
+        edges = alt.Chart(pd.DataFrame({"edge": [7.5, 15.5]})).mark_rule(strokeDash=[4, 4]).encode(x="edge:Q")
+        alt.layer(bars, edges)
+        """)
