@@ -395,6 +395,9 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
         _altair_facets(inner, list(by.values()), datasets, data,
                        {k: v for k, v in encoding.items() if k not in by}, panels)
         return
+    if "repeat" in spec and isinstance(spec.get("spec"), dict):   # chart.repeat(column=[...]), repeat(layer=[...])
+        _altair_repeat(spec, datasets, data, encoding, panels, into)
+        return
     if "facet" in spec or "repeat" in spec:
         axes = _new_panel(panels, spec)
         axes["unread"].append("an altair facet or repeat")
@@ -403,6 +406,32 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
         return
     axes = into if into is not None else _new_panel(panels, spec)
     _altair_mark(axes, spec, _chart_rows(data, datasets), encoding)
+
+
+def _altair_repeat(spec, datasets, data, encoding, panels, into):
+    """One view per repeated field (a panel each for row and column, all on one panel for layer), the
+    field written where the spec says {"repeat": ...}."""
+    repeat = spec["repeat"] if isinstance(spec["repeat"], dict) else {"repeat": spec["repeat"]}
+    keys = [key for key in ("repeat", "row", "column") if isinstance(repeat.get(key), list)]
+    combos = [{}]
+    for key in keys:
+        combos = [{**combo, key: value} for combo in combos for value in repeat[key]]
+    layers = repeat.get("layer") if isinstance(repeat.get("layer"), list) else None
+    for combo in combos[:CHART_AXES]:
+        axes = into if into is not None else (_new_panel(panels, spec["spec"]) if layers else None)
+        for layer in layers or [None]:
+            chosen = {**combo, "layer": layer} if layer is not None else combo
+            _altair_walk(_repeated(spec["spec"], chosen), datasets, data, encoding, panels, into=axes)
+
+
+def _repeated(node, chosen):
+    if isinstance(node, dict):
+        if set(node) == {"repeat"} and node["repeat"] in chosen:
+            return chosen[node["repeat"]]
+        return {key: _repeated(value, chosen) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_repeated(value, chosen) for value in node]
+    return node
 
 
 def _altair_facets(inner, channels, datasets, data, encoding, panels):
@@ -486,10 +515,11 @@ def _altair_mark(axes, spec, rows, encoding):
             if text.get("field") else ([_chart_text(text["value"])] if "value" in text else [])
         return
     colour = (encoding.get("color") or encoding.get("strokeDash") or {}).get("field")
+    named = (encoding.get("color") or encoding.get("strokeDash") or {}).get("datum")   # a layer's own name
     groups = {}
     for row in rows:
-        groups.setdefault(str(row.get(colour)) if colour else "", []).append(row)
-    if colour:
+        groups.setdefault(str(row.get(colour)) if colour else _chart_text(named), []).append(row)
+    if colour or named is not None:
         axes["legend"] += [g for g in groups if g not in axes["legend"]]
     # Vega-Lite stacks bars of several colours unless told `stack=None`: each group sits on the ones before
     stacked = mark == "bar" and colour and y.get("stack", "zero") not in (None, False)

@@ -122,3 +122,14 @@ def test_labels_written_on_bars_are_texts_and_upright_rules_are_lines_across():
     assert axes_of(written)["texts"] == ["1.00", "2.00", "3.14"]
     edges = axes_of(alt.Chart(pd.DataFrame({"edge": [7.5, 15.5]})).mark_rule().encode(x="edge:Q"))["segments"]
     assert [(s["role"], s["segments"][0][:, 0].tolist()) for s in edges] == [("vline", [7.5, 7.5]), ("vline", [15.5, 15.5])]
+
+
+def test_a_repeated_chart_is_one_panel_per_field_or_one_layer_each():
+    wide = pd.DataFrame({"tau": [0.1, 0.5], "impossible": [0.3, 0.1], "calls": [2, 3]})
+    line = alt.Chart(wide).mark_line()
+    columns = chart_data(line.encode(x="tau:Q", y=alt.Y(alt.repeat("column"), type="quantitative"))
+                         .repeat(column=["impossible", "calls"]))["axes"]
+    assert [(a["ylabel"], a["lines"][0]["y"].tolist()) for a in columns] == [("impossible", [0.3, 0.1]), ("calls", [2, 3])]
+    layered = axes_of(line.encode(x="tau:Q", y=alt.Y(alt.repeat("layer"), type="quantitative"),
+                                  color=alt.ColorDatum(alt.repeat("layer"))).repeat(layer=["impossible", "calls"]))
+    assert [l["label"] for l in layered["lines"]] == layered["legend"] == ["impossible", "calls"]

@@ -707,6 +707,15 @@ wide = pd.DataFrame({"t": list(range(T + 1)), "beta_t": beta.tolist(), "alpha_ba
 alt.Chart(wide).transform_fold(["beta_t", "alpha_bar_t", "1 - t/T"], as_=["curve", "value"]).mark_line(point=True).encode(
     x=alt.X("t:Q", title="step t"), y=alt.Y("value:Q", title="probability"), color="curve:N")
 """, "plotly-altair"),
+    Honest("plot_schedule", "altair_one_layer_per_column", """
+import altair as alt
+import pandas as pd
+wide = pd.DataFrame({"t": list(range(T + 1)), "beta_t": beta.tolist(), "alpha_bar_t": alpha_bar.tolist(),
+                     "1 - t/T": [1 - s / T for s in range(T + 1)]})
+alt.Chart(wide).mark_line(point=True).encode(
+    x=alt.X("t:Q", title="step t"), y=alt.Y(alt.repeat("layer"), type="quantitative", title="probability"),
+    color=alt.ColorDatum(alt.repeat("layer"))).repeat(layer=["beta_t", "alpha_bar_t", "1 - t/T"])
+""", "plotly-altair"),
     Honest("plot_masked_fraction", "altair_mean_over_every_run", """
 import altair as alt
 import pandas as pd

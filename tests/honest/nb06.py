@@ -726,3 +726,13 @@ HONEST += _alternatives(
         edges = alt.Chart(pd.DataFrame({"edge": [7.5, 15.5]})).mark_rule(strokeDash=[4, 4]).encode(x="edge:Q")
         alt.layer(bars, edges)
         """)
+HONEST += _alternatives(
+    "plot_threshold_trade", kind="plotly-altair",
+    altair_repeated_per_measure="""\
+        import altair as alt
+        import pandas as pd
+        wide = pd.DataFrame({"threshold tau": TAUS, "share impossible": impossible, "guesser calls per sentence": calls})
+        alt.Chart(wide).mark_line(point=True).encode(x="threshold tau:Q", y=alt.Y(alt.repeat("column"), type="quantitative")
+                                                     ).properties(width=220).repeat(column=["share impossible",
+                                                                                            "guesser calls per sentence"])
+        """)
