@@ -119,7 +119,7 @@ def _vega_op(op, values):
     if op == "distinct":
         return float(len({_vega_key(v) for v in values}))
     if not numbers:
-        return None
+        return 0.0 if op == "sum" else None
     array = np.asarray(numbers)
     if op == "sum":
         return float(array.sum())
@@ -174,32 +174,70 @@ def _vega_joinaggregate(rows, measures, groupby):
 
 
 def _vega_window(rows, step):
-    """Aggregates over a sliding frame (frame [-9, 0]: this row and the nine before it), in sort order,
-    within each group; rank-like ops and ignorePeers are not read."""
+    """Aggregates over a sliding frame (frame [-9, 0]: this row and the nine before it; the default
+    [null, 0]: every row so far), in sort order within each group. As vega does, a sorted frame widens
+    to take in the rows that tie with its first and last. Rank-like ops are not read."""
     frame = step.get("frame", [None, 0])
     sort = [s if isinstance(s, dict) else {"field": s} for s in step.get("sort") or []]
-    if step.get("ignorePeers"):
-        raise VegaUnread("an altair window with ignorePeers")
+    ops = [measure.get("op") for measure in step["window"]]
+    unknown = [op for op in ops if op != "row_number" and op not in VEGA_AGGREGATES]
+    if unknown:
+        raise VegaUnread(f"an altair window {unknown[0]!r}")
     out = []
     for members in _vega_groups(rows, step.get("groupby") or []):
         for key in reversed(sort):
             members = sorted(members, key=lambda r, f=key["field"]: (vega_number(r.get(f)) is None,
                                                                       vega_number(r.get(f)) or 0.0, str(r.get(f))),
                              reverse=key.get("order") == "descending")
-        for i, member in enumerate(members):
-            low = 0 if frame[0] is None else max(0, i + frame[0])
-            high = len(members) if frame[1] is None else min(len(members), i + frame[1] + 1)
-            extra = {}
-            for measure in step["window"]:
-                op = measure["op"]
-                if op == "row_number":
-                    extra[measure["as"]] = float(i + 1)
-                    continue
-                if op not in VEGA_AGGREGATES:
-                    raise VegaUnread(f"an altair window {op!r}")
-                extra[measure["as"]] = _vega_op(op, [m.get(measure.get("field")) for m in members[low:high]])
-            out.append({**member, **extra})
+        n = len(members)
+        index = np.arange(n)
+        low = np.zeros(n, dtype=int) if frame[0] is None else np.clip(index + frame[0], 0, n)
+        high = np.full(n, n) if frame[1] is None else np.clip(index + frame[1] + 1, 0, n)
+        if sort and not step.get("ignorePeers"):
+            low, high = _vega_peers(members, sort, low, high)
+        columns = {}
+        for measure in step["window"]:
+            if measure["op"] == "row_number":
+                columns[measure["as"]] = (index + 1).astype(float)
+            else:
+                columns[measure["as"]] = _vega_frames(measure["op"], [m.get(measure.get("field")) for m in members],
+                                                      low, high)
+        out += [{**member, **{name: values[i] for name, values in columns.items()}} for i, member in enumerate(members)]
     return out
+
+
+def _vega_peers(members, sort, low, high):
+    """Frames widened to whole runs of rows that tie on the sort fields."""
+    keys = [tuple(_vega_key(m.get(s["field"])) for s in sort) for m in members]
+    first, last = np.zeros(len(keys), dtype=int), np.zeros(len(keys), dtype=int)
+    for i in range(len(keys)):
+        first[i] = first[i - 1] if i and keys[i] == keys[i - 1] else i
+    for i in reversed(range(len(keys))):
+        last[i] = last[i + 1] if i + 1 < len(keys) and keys[i] == keys[i + 1] else i + 1
+    low = np.where(low < len(keys), first[np.minimum(low, len(keys) - 1)], low)
+    high = np.where(high > 0, last[np.maximum(high - 1, 0)], high)
+    return low, high
+
+
+def _vega_frames(op, values, low, high):
+    """One aggregate per frame [low, high): running sums for count, sum and mean (any frame size at no
+    cost), each frame on its own for the others."""
+    numbers = np.array([n if n is not None else np.nan for n in (vega_number(v) for v in values)], dtype=float)
+    if op in ("count", "valid", "missing", "sum", "mean", "average"):
+        valid = ~np.isnan(numbers)
+        ones = np.concatenate([[0], np.cumsum(np.ones(len(values)) if op == "count" else
+                                              (valid if op != "missing" else ~valid))])
+        sums = np.concatenate([[0.0], np.cumsum(np.where(valid, numbers, 0.0))])
+        counted = ones[high] - ones[low]
+        if op in ("count", "valid", "missing"):
+            return [float(c) for c in counted]
+        total = sums[high] - sums[low]
+        if op == "sum":   # vega's sum starts at 0: a frame of nothing sums to 0
+            return [float(t) for t in total]
+        return [float(t / c) if c else None for t, c in zip(total, counted)]
+    if int(np.sum(high - low)) > 5_000_000:
+        raise VegaUnread(f"an altair window {op!r} over frames too large to work out here")
+    return [_vega_op(op, values[a:b]) for a, b in zip(low, high)]
 
 
 # ---- bins -----------------------------------------------------------------------------------------

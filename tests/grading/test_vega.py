@@ -60,6 +60,17 @@ def test_a_window_averages_its_frame_in_sort_order_within_each_group():
     assert [(r["how"], r["seen"]) for r in grouped] == [("a", 1.0), ("a", 2.0), ("a", 3.0), ("b", 1.0), ("b", 2.0), ("b", 3.0)]
 
 
+def test_a_sorted_window_takes_in_the_rows_that_tie_and_long_tables_cost_little():
+    ties = [{"t": t, "v": 1.0} for t in (0, 1, 1, 2)]
+    running = vega_transform(ties, [{"window": [{"op": "sum", "field": "v", "as": "so_far"}], "sort": [{"field": "t"}]}])
+    assert [r["so_far"] for r in running] == [1.0, 3.0, 3.0, 4.0]     # both rows at t = 1 count each other
+    unsorted = vega_transform(ties, [{"window": [{"op": "sum", "field": "v", "as": "so_far"}]}])
+    assert [r["so_far"] for r in unsorted] == [1.0, 2.0, 3.0, 4.0]
+    long = [{"step": i, "loss": float(i % 7)} for i in range(100_000)]   # a frame per row would take hours
+    out = vega_transform(long, [{"window": [{"op": "mean", "field": "loss", "as": "avg"}], "sort": [{"field": "step"}]}])
+    assert out[-1]["avg"] == pytest.approx(np.mean([i % 7 for i in range(100_000)]))
+
+
 @pytest.mark.parametrize("transform, named", [
     ({"regression": "y", "on": "x"}, "transform_regression"),
     ({"loess": "y", "on": "x"}, "transform_loess"),
