@@ -567,8 +567,34 @@ def _altair_mark(axes, spec, rows, encoding):
         elif mark in ("point", "circle", "square", "tick"):
             axes["lines"].append({"x": xs, "y": ys, "label": group, "in_data": True, "drawstyle": "default",
                                   "linestyle": "None", "marker": "o"})
+        elif mark == "area":
+            _altair_area(axes, spec, members, xs, ys, encoding, group)
         else:
             axes["unread"].append(f"an altair {mark} mark")
+
+
+STEPS = {"step": "steps-mid", "step-after": "steps-post", "step-before": "steps-pre"}
+
+
+def _altair_area(axes, spec, members, xs, ys, encoding, group):
+    """An area filled down to zero is its top edge, a curve (stepped as its interpolate says); an area
+    between y and y2 is a band, kept as matplotlib's fill_between keeps one."""
+    order = np.argsort(xs, kind="stable")
+    interpolate = spec["mark"].get("interpolate") if isinstance(spec["mark"], dict) else None
+    low = (encoding.get("y2") or {}).get("field")
+    if low is None:
+        if interpolate not in (None, "linear", "monotone", "basis", "cardinal", "natural") and interpolate not in STEPS:
+            axes["unread"].append(f"an altair area drawn {interpolate}")
+            return
+        axes["lines"].append({"x": xs[order], "y": ys[order], "label": group, "in_data": True, "linestyle": "-",
+                              "drawstyle": STEPS.get(interpolate, "default"), "marker": "None"})
+        return
+    bottom = _chart_floats([r.get(low) for r in members])
+    if bottom is None or bottom.size != ys.size:
+        axes["unread"].append("an altair area between two fields")
+        return
+    axes["polygons"].append({"x": np.concatenate([xs[order], xs[order][::-1]]),
+                             "y": np.concatenate([ys[order], bottom[order][::-1]]), "role": "fill", "label": group})
 
 
 def _altair_text(value, form):

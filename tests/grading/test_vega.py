@@ -144,3 +144,11 @@ def test_a_repeated_chart_is_one_panel_per_field_or_one_layer_each():
     layered = axes_of(line.encode(x="tau:Q", y=alt.Y(alt.repeat("layer"), type="quantitative"),
                                   color=alt.ColorDatum(alt.repeat("layer"))).repeat(layer=["impossible", "calls"]))
     assert [l["label"] for l in layered["lines"]] == layered["legend"] == ["impossible", "calls"]
+
+
+def test_an_area_is_its_top_edge_or_a_band_between_two_fields():
+    table = pd.DataFrame({"t": [0, 1, 2], "m": [0.5, 0.6, 0.7], "lo": [0.4, 0.5, 0.6], "hi": [0.6, 0.7, 0.8]})
+    band = axes_of(alt.Chart(table).mark_area(opacity=0.3).encode(x="t:Q", y="lo:Q", y2="hi:Q"))
+    assert band["polygons"][0]["role"] == "fill" and band["polygons"][0]["y"].tolist() == [0.4, 0.5, 0.6, 0.8, 0.7, 0.6]
+    stepped = axes_of(alt.Chart(table).mark_area(interpolate="step-after").encode(x="t:Q", y="m:Q"))["lines"][0]
+    assert stepped["y"].tolist() == [0.5, 0.6, 0.7] and stepped["drawstyle"] == "steps-post"

@@ -728,6 +728,19 @@ theory = alt.Chart(pd.DataFrame({"t": list(range(T + 1)), "p": (1 - alpha_bar).t
     color="black").encode(x="t:Q", y="p:Q")
 (average + theory).properties(title="masked fraction: mean of the runs, and 1 - alpha_bar")
 """, "plotly-altair"),
+    Honest("plot_masked_fraction", "altair_band_of_two_standard_errors", """
+import altair as alt
+import pandas as pd
+per_run = runs.float().mean(dim=2)                     # (runs, T + 1)
+mean, spread = per_run.mean(dim=0), 2 * per_run.std(dim=0) / per_run.shape[0] ** 0.5
+table = pd.DataFrame({"t": list(range(T + 1)), "mean": mean.tolist(), "low": (mean - spread).tolist(),
+                      "high": (mean + spread).tolist(), "theory": (1 - alpha_bar).tolist()})
+band = alt.Chart(table).mark_area(opacity=0.25).encode(x=alt.X("t:Q", title="step t"), y=alt.Y("low:Q", title="fraction masked"),
+                                                       y2="high:Q")
+measured = alt.Chart(table).mark_line(point=True).encode(x="t:Q", y="mean:Q")
+theory = alt.Chart(table).mark_line(color="black", strokeDash=[4, 2]).encode(x="t:Q", y="theory:Q")
+band + measured + theory
+""", "plotly-altair"),
     Honest("plot_masked_histograms", "altair_binned_counts", """
 import altair as alt
 import pandas as pd
