@@ -249,7 +249,7 @@ def _plotly_histogram(axes, trace, name):
     data = _chart_floats(raw)
     weights = _chart_floats(trace.get(other)) if trace.get(other) is not None else None
     func = trace.get("histfunc") or ("sum" if weights is not None else "count")
-    if weights is not None and (data is None or weights.size != data.size) and len(raw) != weights.size:
+    if weights is not None and weights.size != (data.size if data is not None else len(raw)):
         axes["unread"].append("a plotly histogram whose two axes differ in length")
         return
     if data is None:   # text values: a bar per name, in the order met

@@ -153,22 +153,21 @@ def _vega_groups(rows, groupby):
     return groups.values()
 
 
+def _vega_measures(members, measures):
+    """{name: value} of each measure over one group's rows, named as vega names them ("as", else op_field)."""
+    return {measure.get("as") or f"{measure['op']}_{measure.get('field', '')}":
+            _vega_op(measure["op"], [m.get(measure.get("field")) for m in members]) for measure in measures}
+
+
 def _vega_aggregate(rows, measures, groupby):
-    out = []
-    for members in _vega_groups(rows, groupby):
-        row = {field: members[0].get(field) for field in groupby}
-        for measure in measures:
-            row[measure.get("as") or f"{measure['op']}_{measure.get('field', '')}"] = _vega_op(
-                measure["op"], [m.get(measure.get("field")) for m in members])
-        out.append(row)
-    return out
+    return [{**{field: members[0].get(field) for field in groupby}, **_vega_measures(members, measures)}
+            for members in _vega_groups(rows, groupby)]
 
 
 def _vega_joinaggregate(rows, measures, groupby):
     out = []
     for members in _vega_groups(rows, groupby):
-        extra = {measure.get("as") or f"{measure['op']}_{measure.get('field', '')}":
-                 _vega_op(measure["op"], [m.get(measure.get("field")) for m in members]) for measure in measures}
+        extra = _vega_measures(members, measures)
         out += [{**member, **extra} for member in members]
     return out
 
