@@ -165,11 +165,12 @@ def _vega_aggregate(rows, measures, groupby):
 
 
 def _vega_joinaggregate(rows, measures, groupby):
-    out = []
+    """Each row, in its own order, with its group's measures beside its fields."""
+    extra = {}
     for members in _vega_groups(rows, groupby):
-        extra = _vega_measures(members, measures)
-        out += [{**member, **extra} for member in members]
-    return out
+        measured = _vega_measures(members, measures)
+        extra.update({id(member): measured for member in members})
+    return [{**row, **extra[id(row)]} for row in rows]
 
 
 def _vega_window(rows, step):

@@ -47,6 +47,7 @@ def test_fold_calculate_filter_and_aggregates():
     shares = vega_transform(ROWS, [{"joinaggregate": [{"op": "count", "as": "n"}], "groupby": ["how"]},
                                    {"calculate": "1 / datum.n", "as": "share"}])
     assert [round(r["share"], 3) for r in shares] == [0.333] * 6
+    assert [r["step"] for r in shares] == list(range(6))      # joinaggregate keeps the rows' order
     kept = vega_transform(ROWS, [{"filter": {"field": "how", "oneOf": ["b"]}}, {"filter": {"field": "loss", "range": [2, 3]}}])
     assert [r["step"] for r in kept] == [2, 3]
 
