@@ -8,7 +8,10 @@ import itertools
 from ..layout import CLIENT_PACKAGE, PACKAGE_PARENT
 from ..records.nbgrader_apps import CourseError
 
-READER_PARTS = ("vega.py", "charts.py", "drawn.py", "seen.py", "handin.py")  # maskdiff_client's public modules, in order
+# maskdiff_client's public modules, in order, each under its heading in the one module
+READER_PARTS = {"vega.py": "altair's transforms, bins and aggregates, worked out",
+                "charts.py": "plotly and altair charts, read", "drawn.py": "the recorder",
+                "seen.py": "its description", "handin.py": "the check before handing in"}
 
 
 def without_docstring(text):
@@ -43,17 +46,16 @@ def reader_text():
     recorder (drawn.py), its description (seen.py) and the hand-in check (handin.py) verbatim, less
     their docstrings, as one module that starts recording when imported in IPython."""
     folder = PACKAGE_PARENT / CLIENT_PACKAGE
-    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in READER_PARTS]
+    files = list(READER_PARTS)
+    parts = [without_docstring((folder / name).read_text(encoding="utf-8")) for name in files]
     names = [top_level_names(part) for part in parts]
     for i, j in itertools.combinations(range(len(parts)), 2):   # one module: a name bound twice to two
         clash = sorted(n for n in names[i].keys() & names[j].keys() if names[i][n] != names[j][n])  # things
         if clash:                                                # would replace the other part's own
-            raise CourseError(f"maskdiff_client's {READER_PARTS[i]} and {READER_PARTS[j]} both define {clash}")
+            raise CourseError(f"maskdiff_client's {files[i]} and {files[j]} both define {clash}")
     return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
             'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x.\n'
             '`check_before_handing_in("NN_name.ipynb")` lists what is left to do in a notebook. The\n'
             'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
-            + "\n\n# ---- altair's transforms, bins and aggregates, worked out ----\n" + parts[0]
-            + "\n\n# ---- plotly and altair charts, read ----\n" + parts[1]
-            + "\n\n# ---- the recorder ----\n" + parts[2] + "\n\n# ---- its description ----\n" + parts[3]
-            + "\n\n# ---- the check before handing in ----\n" + parts[4] + "\n\ninstall()\n")
+            + "".join(f"\n\n# ---- {READER_PARTS[name]} ----\n{part}" for name, part in zip(files, parts))
+            + "\n\ninstall()\n")
