@@ -84,6 +84,22 @@ MUTANTS = [
     PlotMutant(NB01, "plot_masked_histograms", "law_a_bar_to_the_right",   # bars over [n, n+1), the law at n + 1
                (("bins = torch.arange(L + 2) - 0.5", "bins = torch.arange(L + 2)"), ('ax.plot(n, law', 'ax.plot(n + 1, law')),
                ("plot_masked_histograms",)),
+    PlotMutant(NB01, "plot_masked_histograms", "plotly_histograms_piled_up",   # plotly express stacks by default
+               (('fig, ax = plt.subplots(figsize=(6, 3.5))\n', 'import plotly.express as px\n'),
+                ('ax.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")\n'
+                 'ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")\n'
+                 'ax.plot(n, law, "ko-", ms=3, label=f"Binomial({L}, {p:.2f})")\n'
+                 'ax.set_xlabel("number of masked tokens")\n'
+                 'ax.set_ylabel("probability")\n'
+                 'ax.legend()\n'
+                 'plt.show()\n',
+                 'fig = px.histogram(x=slow + fast, color=["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast),\n'
+                 '                   histnorm="probability", labels={"x": "number of masked tokens"})\n'
+                 'fig.update_traces(histnorm="probability", xbins=dict(start=-0.5, end=L + 0.5, size=1))\n'
+                 'fig.add_scatter(x=n.tolist(), y=law, mode="lines+markers", name="binomial")\n'
+                 'fig.update_layout(yaxis_title="probability")\n'
+                 'fig.show()\n')),
+               ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "law_with_p_alpha_bar",
                (("p = 1 - float(alpha_bar[t])", "p = float(alpha_bar[t])"),), ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "right_samples_not_from_the_buggy_function",
