@@ -23,7 +23,9 @@ GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or mis
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
               4: "nobody was graded and the workspace is unchanged: most students handed in other notebooks "
-                 "of the course than those being graded (named on stderr); --any-notebooks grades all the same"}
+                 "of the course than those being graded (named on stderr); --any-notebooks grades all the same",
+              130: "stopped by Ctrl-C: the students committed before it keep their new results, the others their "
+                   "old ones (stderr says which); grade again to finish"}
 EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
@@ -160,6 +162,10 @@ def main(argv=None):
         print(f"error: {err}", file=sys.stderr)
         from .intake.mistakes import WrongNotebooks, WrongRoster   # (here: --help stays quick)
         return err.status if isinstance(err, (WrongRoster, WrongNotebooks)) else 2   # their own statuses
+    except KeyboardInterrupt as err:   # Ctrl-C: one line saying what stands, never a traceback
+        print(str(err) if str(err) else f"interrupted: {args.command} stopped; every student's results are "
+              f"as before or as after their own grading, never between; run the command again", file=sys.stderr)
+        return 130
     print(f"[{args.command} took {time.perf_counter() - started:.1f} s]", file=sys.stderr)
     return status
 
@@ -204,8 +210,9 @@ def dispatch(args):
         from .records.export import export
         from .records.rows import print_table
         if args.platform and not args.allow_zeros:   # before anything is rewritten: nobody zeroed by mistake
+            from .records.record import derived_rows
             from .records.returns import refuse_new_zeros
-            refuse_new_zeros(course.workspace(args.workspace))
+            refuse_new_zeros(course.workspace(args.workspace), derived_rows(course, course.workspace(args.workspace)))
         if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
             from .records.returns import canvas_column
             args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
@@ -225,9 +232,11 @@ def dispatch(args):
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "undo":
+        from .records.commit import recover
         from .records.safekeeping import hold, undo
         workspace = course.workspace(args.workspace)
         with hold(workspace):
+            recover(workspace)   # a grading killed mid-commit is finished first, and kept as what undo replaces
             put, about, replaced = undo(workspace)
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
               f"replaced is kept in {replaced}")

@@ -1,46 +1,38 @@
-"""`export`: after manual grading, bring grades-by-notebook.csv and the feedback pages up to date
-with the gradebook.
-
-`grade` writes one row per (student, notebook) with what happened while grading (status, reason,
-repairs), which the gradebook does not hold. A person then awards the manual points in formgrader;
-`export` reads the gradebook again and rewrites each row's scores (a person's override of an
-autograded test, such as lifting withheld marks, counts), keeping everything else, and makes every
-autograded student's feedback again (with the points and comments now awarded). nbgrader's own
-`nbgrader export` writes grades.csv (one row per student and assignment) and never touches ours.
+"""`export`: after manual grading, every file made from the record made again: grades-by-notebook.csv,
+grades-by-student.csv, the not-graded pages and every autograded student's feedback page (with the
+points and comments a person has awarded since). The record (course/records/record.py: the gradebook
+and, beside it, each row's status and reason) is the only thing read: a derived file deleted or edited
+by hand is simply made again. nbgrader's own `nbgrader export` writes grades.csv (one row per student
+and assignment) and never touches ours.
 """
 from pathlib import Path
 
 from ..intake.platforms import Intake
-from . import totals, safekeeping
+from . import commit, derived, record, safekeeping
 from .answers import make_optional
 from .feedback import generate_feedback
-from .gradebook import AUTOGRADED, out_of_full_points, rescore
+from .gradebook import AUTOGRADED
 from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
-from .rows import CSV_NAME, read_csv, write_csv
+from .rows import CSV_NAME
 
 
 def export(course, workspace=None):
-    """Rewrite the workspace's grades-by-notebook.csv from its gradebook and make the feedback again;
-    returns (rows, path, {student: why their feedback could not be made})."""
+    """Make the workspace's derived files and feedback again from its record; returns (rows, path,
+    {student: why their feedback could not be made})."""
     workspace = Path(workspace or course.root).resolve()
-    path, db = workspace / CSV_NAME, workspace / "gradebook.db"
-    for needed in (path, db):
-        if not needed.is_file():
-            raise FileNotFoundError(f"no {needed.name} in {workspace}: grade first "
-                                    f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
-    rows = read_csv(path)
+    commit.recover(workspace)
+    record.check(course, workspace)
+    db = workspace / record.DB_NAME
+    if not record.results(db):
+        raise FileNotFoundError(f"no grading in {workspace}: grade first "
+                                f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
     if course.answers_optional:  # also when the course made its answers optional after grading
         make_optional(db, course.assignment)
-    rescore(db, course.assignment, rows, course.answers_optional)   # failed_tests stays: what the checker said
-    out_of_full_points(db, course.assignment, rows, course.answers_optional)  # also a CSV of before
-    write_csv(rows, path)
+    rows = record.derived_rows(course, workspace)
     failed = feedback(course, workspace, sorted({row.student for row in rows if row.status in AUTOGRADED}))
-    intake = Intake.load(workspace)
-    totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
-                            {Path(name).stem: name for name in course.notebooks()})
-    totals.write_csv(rows, workspace / totals.STUDENT_CSV, intake)
-    return rows, path, failed
+    derived.write(course, workspace, rows, Intake.load(workspace))
+    return rows, workspace / CSV_NAME, failed
 
 
 def feedback(course, workspace, students):

@@ -153,38 +153,18 @@ def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
     return suspect
 
 
-def withhold(main_db, assignment, student, notebook_names):
-    """Integrity: score the notebook's autograded tests 0 in the gradebook too (a manual score
-    overrides the autograded one; an instructor can lift it in formgrader)."""
-    with open_gradebook(main_db) as gradebook:
-        for name in notebook_names:
-            submitted = gradebook.find_submission_notebook(name, assignment, student)
-            answers = {c.name for c in gradebook.find_notebook(name, assignment).solution_cells}
-            for grade in submitted.grades:
-                if grade.name not in answers:
-                    grade.manual_score = 0.0
-            gradebook.db.commit()
-
-
-def merge_student(main_db, student_db, student, assignment):
-    """Replace main_db's rows of the student's submission with student_db's (a copy of main_db's
-    template that graded them)."""
-    con = sqlite3.connect(main_db)
+def strip_submissions(db):
+    """Leave the gradebook's course (assignments, notebooks, cells, students) and no submission: what
+    each student's grading starts from, so it sees no other student's marks and starts fresh
+    (course/records/commit.py carries what a person graded over)."""
+    con = sqlite3.connect(db)
     try:
-        con.execute("ATTACH DATABASE ? AS w", (str(student_db),))
-        where = {"comment": ("notebook_id", NOTEBOOKS), "grade": ("notebook_id", NOTEBOOKS),
-                 "submitted_notebook": ("assignment_id", SUBMISSION), "submitted_assignment": ("id", SUBMISSION)}
         with con:
             for table in SUBMISSION_TABLES:
-                column, query = where[table]
-                con.execute(f"DELETE FROM main.{table} WHERE {column} IN ({query.format(db='main')})",
-                            (student, assignment))
-            con.execute("INSERT OR REPLACE INTO main.student SELECT * FROM w.student WHERE id = ?",
-                        (student,))
-            for table in reversed(SUBMISSION_TABLES):
-                column, query = where[table]
-                con.execute(f"INSERT INTO main.{table} SELECT * FROM w.{table} "
-                            f"WHERE {column} IN ({query.format(db='w')})", (student, assignment))
+                con.execute(f"DELETE FROM {table}")
+            for table in ("maskdiff_result", "maskdiff_answer", "maskdiff_journal"):
+                con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute("VACUUM")
     finally:
         con.close()
 
@@ -220,20 +200,5 @@ def take_notebook(db, unit_db, student, assignment, notebook):
             for table in ("grade", "comment"):
                 con.execute(f"INSERT INTO main.{table} SELECT * FROM u.{table} WHERE notebook_id IN ({theirs})",
                             key)
-    finally:
-        con.close()
-
-
-def drop_notebook(db, student, assignment, notebook):
-    """Remove the student's `notebook` (its submitted notebook, grades, comments) from db: a result
-    replaced by "missing" (grade --replace) leaves nothing in formgrader."""
-    con = sqlite3.connect(db)
-    try:
-        key = (notebook, student, assignment)
-        mine = NOTEBOOK.format(db="main")
-        with con:
-            for table in ("grade", "comment"):
-                con.execute(f"DELETE FROM main.{table} WHERE notebook_id IN ({mine})", key)
-            con.execute(f"DELETE FROM main.submitted_notebook WHERE id IN ({mine})", key)
     finally:
         con.close()

@@ -26,7 +26,7 @@ from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from ..layout import plural
 from . import safekeeping, totals
-from .rows import CSV_NAME, read_csv
+from .rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")
 MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
@@ -53,10 +53,10 @@ def put_back(course, workspace, platform, rows, column=None):
     return paths, blank
 
 
-def new_zeros(workspace):
-    """Lines for each student of whom the workspace's last grading found nothing (every row missing)
-    and who had points in an earlier grading kept beside it (course/records/safekeeping.py)."""
-    rows = read_csv(Path(workspace) / CSV_NAME)
+def new_zeros(workspace, rows):
+    """Lines for each student of whom the workspace's rows (record.derived_rows) hold nothing found
+    (every row missing) and who had points in an earlier grading kept beside it
+    (course/records/safekeeping.py)."""
     found_nothing = {row.student for row in rows} - {row.student for row in rows if row.status != "missing"}
     before = safekeeping.earlier_points(workspace)
     return [f"{student} ({before[student][0]:g} of {before[student][1]:g} points in the grading kept "
@@ -64,9 +64,9 @@ def new_zeros(workspace):
             if student in before and before[student][0] > 0]
 
 
-def refuse_new_zeros(workspace):
+def refuse_new_zeros(workspace, rows):
     """Stop an export that would give 0 to students who had points, before anything is written."""
-    zeros = new_zeros(workspace)
+    zeros = new_zeros(workspace, rows)
     if zeros:
         raise ValueError(f"the platform file would give 0 to {plural(len(zeros), 'student')} of whom the last grading "
                          f"found nothing, who had points before: {', '.join(zeros[:5])}"

@@ -40,6 +40,7 @@ class Row:
     reason: str = ""
     repairs: str = ""
     review: str = ""       # drawings a person grades (the checker's reader was unsure): their test cells
+    late: str = ""         # "yes" where the platform's export marked it handed in late
 
     def mark(self, status, reason):
         if SEVERITY.index(status) > SEVERITY.index(self.status):
@@ -141,7 +142,7 @@ def read_csv(path):
     rows = []
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
-        missing = set(kinds) - set(reader.fieldnames or []) - {"review"}  # review: newer than some CSVs
+        missing = set(kinds) - set(reader.fieldnames or []) - {"review", "late"}  # newer than some CSVs
         if missing:
             raise ValueError(f"{path} lacks the columns {', '.join(sorted(missing))}: it was not "
                              f"written by `python -m maskdiff_solutions grade`")

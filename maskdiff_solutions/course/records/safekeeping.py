@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from ..intake.platforms import INTAKE_NAME, UNMATCHED
+from . import record
 from .rows import CSV_NAME, read_csv
 from .totals import STUDENT_CSV
 
@@ -71,21 +72,42 @@ def hold(workspace):
 
 
 def has_results(workspace):
-    return (Path(workspace) / CSV_NAME).is_file()
+    return (Path(workspace) / CSV_NAME).is_file() or bool(record.results(Path(workspace) / record.DB_NAME))
 
 
 def keep(workspace, why):
     """Copy the workspace's results into earlier-gradings/NNNN-<when>/ (nothing if it holds none); returns
-    that folder or None. Only the last KEPT are kept (an undone one among them)."""
+    that folder or None. Only the last KEPT are kept (an undone one among them). A grading that was
+    stopped before it finished (Ctrl-C, a kill) and the one that finishes it count as one: the copy
+    made before the first is the one kept, so an interrupted grading never uses up a kept one."""
     workspace = Path(workspace)
     if not has_results(workspace):
         return None
+    unfinished = [folder for folder in _kept(workspace) if not _about(folder).get("completed", True)]
+    if unfinished and unfinished[-1] == _kept(workspace)[-1]:
+        return unfinished[-1]
     folder = _new_folder(workspace)
     _copy_results(workspace, folder)
-    (folder / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"), "before": why}))
+    (folder / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"), "before": why,
+                                            "completed": False}))
     for old in _kept(workspace)[:-KEPT]:
         shutil.rmtree(old)
     return folder
+
+
+def completed(folder):
+    """The grading the kept folder was made before has finished (keep)."""
+    if folder is not None:
+        about = _about(folder)
+        about["completed"] = True
+        (Path(folder) / ABOUT).write_text(json.dumps(about))
+
+
+def _about(folder):
+    try:
+        return json.loads((Path(folder) / ABOUT).read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def undo(workspace):

@@ -30,7 +30,7 @@ def per_student(rows, intake=None):
         record["out_of"] = sum(r.auto_max + r.manual_max for r in own)
         record["to_grade"] = sum(r.manual_pending for r in own)
         record["drawings_to_review"] = sum(len(r.review.split()) for r in own)
-        record["late"] = "yes" if info and info.late else ""
+        record["late"] = "yes" if any(r.late for r in own) else ""
         record["not_graded"] = "; ".join(f"{r.notebook}: {r.status}" for r in own if r.status in ("missing", "failed"))
         records.append(record)
     return records

@@ -39,16 +39,17 @@ from tqdm.auto import tqdm
 
 from ...grading.core import grading_seed
 from ..intake import platforms, untracked
-from ..intake.folder import copy_regular_files, students
+from ..intake.folder import students
 from ..layout import warm_caches
-from ..records import safekeeping, totals
+from ..records import commit, derived, record, safekeeping, totals
 from ..records.answers import make_optional
-from ..records.gradebook import merge_student, out_of_full_points, take_notebook, withhold
+from ..records.export import feedback
+from ..records.gradebook import strip_submissions
 from ..records.nbgrader_apps import generate
-from ..records.rows import CSV_NAME, Report, Task, write_csv
+from ..records.rows import CSV_NAME, Report, Task
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
-from . import by_notebook, cluster, rerun, student as one_student
+from . import by_notebook, cluster, job, rerun, student as one_student
 from .earlier import Earlier
 from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 
@@ -104,15 +105,19 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
     held = safekeeping.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
+    commit.recover(workspace)           # a grading killed mid-commit: its committed students finished
+    record.check(course, workspace)     # a record lost or at odds with the workspace stops everything
     # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
     aside, why = {}, f"grading {', '.join(Path(name).stem[:2] for name in selected)} from {Path(submissions).name}"
 
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
-        aside["earlier"] = Earlier(workspace, course.assignment, selected, replace)
+        aside["earlier"] = Earlier.of(course, workspace, selected, replace)
+        aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
                                             any_notebooks, before_writing=set_aside)
     earlier = aside["earlier"]
+    remember_intake(workspace, aside["intake"], intake)
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)  # brings the gradebook up to date with source/
@@ -123,13 +128,14 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     batch = students(submissions)
     if not batch:
         raise ValueError(f"no student was found in {submissions}")
-    state = rerun.State(workspace, rerun.inputs_hash(course, selected, sandbox, limits),
-                        course.assignment)
-    results = state.reusable(batch) if only_changed else {}
+    inputs = rerun.inputs_hash(course, selected, sandbox, limits)
+    results = rerun.reusable(course, workspace, batch, selected, inputs) if only_changed else {}
     main_db = workspace / "gradebook.db"
+    committed = Committer(course, workspace, earlier, intake, inputs)
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
+        strip_submissions(template)
         tasks = {student: Task(str(course.root), str(template), student, str(folder), str(Path(scratch) / student),
                                sandbox, cache, limits, selected, notebook_jobs)
                  for student, folder in batch.items() if student not in results}
@@ -155,31 +161,102 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         try:
             for student, result in stream:
                 started = time.perf_counter()
-                merge(main_db, Path(tasks[student].scratch), workspace, result, course.assignment,
-                      earlier.keeps(student, result.rows), template)
+                committed.student(Path(tasks[student].scratch), result, batch[student])
                 merging += time.perf_counter() - started
                 results[student] = result
-                state.record(student, batch[student], result)
                 bar.finished(student)
+        except KeyboardInterrupt:
+            bar.close()
+            everyone(course, workspace, intake)
+            raise Interrupted(committed.interrupted(len(tasks) - (STUDENT in tasks), workspace)) from None
         finally:
             bar.close()
-            state.save()
-    rows = earlier.rows_after([row for student in sorted(results) for row in results[student].rows], main_db)
-    for item in earlier.replaced:
-        forget_files(workspace, item.student, course.assignment, item.notebook)
-    everyone(course, workspace, rows, intake)
+    committed.absent(set(batch))
+    rows = everyone(course, workspace, intake)
+    safekeeping.completed(aside["kept"])
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
-    csv_path = workspace / CSV_NAME
-    write_csv(rows, csv_path)
     seconds = {(student, notebook): value for student in sorted(results)
                for notebook, value in results[student].check_seconds.items()}
     lines = earlier.lines()
     if lines and aside["kept"]:
         lines.append(f"the workspace as it was before is kept in {aside['kept']}: "
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
-    return Report(rows, csv_path, workspace / "feedback", tests, merging, seconds, course.answers_optional,
-                  canary_note, lines)
+    return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
+                  course.answers_optional, canary_note, lines)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a grading: what was committed, and how to go on, in one sentence."""
+
+
+class Committer:
+    """Each student's result committed into the workspace as it comes (course/records/commit.py), with
+    what this grading decides for it: the notebooks graded now whose earlier result stays for want of
+    a file (course/run/earlier.py), a crash that must not overwrite an earlier result, the late flag,
+    what `--only-changed` compares next time."""
+
+    def __init__(self, course, workspace, earlier, intake, inputs):
+        self.course, self.workspace, self.earlier, self.intake, self.inputs = course, workspace, earlier, intake, inputs
+        self.stems = {Path(name).stem for name in course.notebooks()}
+        self.done = []
+
+    def student(self, scratch, result, folder):
+        if result.student == STUDENT:
+            return
+        keep = self.earlier.keeps(result.student, result.rows)
+        crashed = any(row.reason.startswith("grading crashed") for row in result.rows)
+        rows, kept = [], []
+        for row in result.rows:
+            if row.notebook in keep:
+                kept.append(self.earlier.kept_row(result.student, row.notebook))
+            elif crashed and self.earlier.had_result(result.student, row.notebook):
+                continue   # a grading that broke never replaces a result: it is reported, and graded again
+            else:
+                self.earlier.note_replaced(result.student, row)
+                if row.status == "missing":
+                    row.reason = join_once(row.reason, platforms.not_handed_in_reason(self.intake, row.student))
+                rows.append(row)
+        info = self.intake.students.get(result.student) if self.intake else None
+        submission = "" if crashed else job.submission_hash(folder)
+        extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
+                                "submission": submission, "inputs": self.inputs,
+                                "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
+        carried = commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows,
+                                extra, result.withheld, kept)
+        if carried:   # the page made while grading lacks the hand grades carried over: made again from the record
+            for student, why in feedback(self.course, self.workspace, [result.student]).items():
+                print(f"warning: the feedback of {student} could not be made again: {why}", file=sys.stderr)
+        self.done.append(result.student)
+
+    def absent(self, batch):
+        """The earlier results of students not in this batch for the notebooks graded now: kept (their
+        reason says so), or with --replace graded missing."""
+        for student, rows, kept in self.earlier.absent(batch):
+            commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
+                          rows, {}, (), kept)
+
+    def interrupted(self, total, workspace):
+        done = len(self.done)
+        return (f"interrupted: {done} of {total} students' results committed"
+                + (f" ({', '.join(self.done[:5])}{', ...' if done > 5 else ''})" if done else "")
+                + f", the others' as they were; run the same `grade` command again to finish (with --only-changed "
+                  f"it skips those done), or `python -m maskdiff_solutions undo --workspace {workspace}` to put back "
+                  f"the workspace as it was before")
+
+
+def join_once(reason, more):
+    """reason; more, unless it says that already (a regrade never doubles a reason)."""
+    return reason if not more or more in reason else "; ".join(filter(None, [reason, more]))
+
+
+def remember_intake(workspace, before, now):
+    """intake.json holds every student any batch took in (their names and platform ids), the newest batch's
+    word for each: a second batch never makes the first one's students nameless."""
+    if before is None or now is None or before.platform != now.platform:
+        return
+    merged = dataclasses.replace(now, students={**before.students, **now.students})
+    merged.save(workspace)
 
 
 def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_note):
@@ -195,17 +272,13 @@ def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_no
     return f"grading {who}; {describe(sandbox, limits)}; {canary}"
 
 
-def everyone(course, workspace, rows, intake):
-    """Every student out of the same maximum, with a gradebook entry, a total and a page for each
-    notebook not graded (course/records/totals.py)."""
-    out_of_full_points(workspace / "gradebook.db", course.assignment, rows, course.answers_optional)
-    for row in rows:
-        if row.status == "missing":
-            row.reason = "; ".join(filter(None, [row.reason, platforms.not_handed_in_reason(intake, row.student)]))
+def everyone(course, workspace, intake):
+    """The files made from the record (course/records/derived.py): every student out of the same
+    maximum, a gradebook entry, a total and a page for each notebook not graded. Returns the rows."""
+    rows = record.derived_rows(course, workspace)
     totals.enrol(workspace / "gradebook.db", sorted({row.student for row in rows}), intake)
-    totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
-                            {Path(name).stem: name for name in course.notebooks()})
-    totals.write_csv(rows, workspace / totals.STUDENT_CSV, intake)
+    derived.write(course, workspace, rows, platforms.Intake.load(workspace))
+    return rows
 
 
 class Progress:
@@ -282,35 +355,3 @@ def _run(tasks, jobs):
                     yield student, one_student.crashed(tasks[student], err)
         finally:  # a batch stopped early (a failed canary) grades nobody more
             pool.shutdown(cancel_futures=True)
-
-
-def merge(main_db, scratch, workspace, result, assignment, keep=(), template=None):
-    """Move one student's results from their scratch workspace into the real one: gradebook rows
-    (same ids: the scratch gradebook is a copy of the real one), autograded notebooks, feedback.
-    keep: notebooks (stems) whose earlier results stay (course/run/earlier.py): their gradebook rows
-    as the template holds them, their files as the workspace does."""
-    student = result.student
-    if not (scratch / "db" / "gradebook.db").is_file():  # grading crashed before it began
-        return
-    merge_student(main_db, scratch / "db" / "gradebook.db", student, assignment)
-    for notebook in keep:
-        take_notebook(main_db, template, student, assignment, notebook)
-    work = scratch / "work"
-    for kind, there, pattern in (("submitted", scratch / "handed-in", "*"), ("autograded", work / "autograded", "*"),
-                                 ("feedback", work / "feedback", "*.html")):
-        ours = workspace / kind / student
-        stays = {path: path.read_bytes() for notebook in keep for path in (ours / assignment).glob(f"{notebook}.*")}
-        shutil.rmtree(ours, ignore_errors=True)
-        copy_regular_files(there / student, ours, pattern)
-        for path, data in stays.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-    if result.withheld:
-        withhold(main_db, assignment, student, result.withheld)
-
-
-def forget_files(workspace, student, assignment, notebook):
-    """A replaced result's handed-in, autograded and feedback files (its not-graded page comes next)."""
-    for kind in ("submitted", "autograded", "feedback"):
-        for path in (workspace / kind / student / assignment).glob(f"{notebook}.*"):
-            path.unlink()

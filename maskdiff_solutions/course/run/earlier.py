@@ -8,11 +8,11 @@ missing instead (0, out of the notebook's points, with their gradebook entries a
 Whatever a grading changes is copied first into the workspace's earlier-gradings/
 (course/records/safekeeping.py), so `undo` puts it back.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as copy_row
 from pathlib import Path
 
-from ..records.gradebook import drop_notebook, rescore
-from ..records.rows import CSV_NAME, Row, read_csv
+from ..records import record
+from ..records.rows import Row
 
 KEPT_REASON = "not in this batch: the earlier grading's result kept (grade with --replace to score it as missing)"
 REPLACED_REASON = "not in this batch: the earlier grading's result replaced (--replace)"
@@ -31,28 +31,27 @@ class Kept:
 
 
 class Earlier:
-    """The workspace's rows before this grading, by (student, notebook), their scores as the gradebook
-    holds them now (a person's manual grades included); none in a fresh workspace."""
+    """The workspace's results before this grading, by (student, notebook), as the record holds them
+    (scored from the gradebook now: a person's grades included); none in a fresh workspace."""
 
-    def __init__(self, workspace, assignment, selected, replace=False):
-        self.workspace, self.assignment, self.replace = Path(workspace), assignment, replace
+    def __init__(self, rows, selected, replace=False):
+        self.replace = replace
         self.graded_now = {Path(name).stem for name in selected}
-        path = self.workspace / CSV_NAME
-        try:
-            self.rows = {(row.student, row.notebook): row for row in read_csv(path)} if path.is_file() else {}
-        except (ValueError, TypeError, KeyError) as err:   # edited by hand, or not ours
-            raise ValueError(f"{err}; grading keeps a workspace's earlier results and cannot read these: move "
-                             f"{path.name} out of {self.workspace}, or grade into another --workspace") from None
-        self._refresh()
+        self.rows = {(row.student, row.notebook): row for row in rows}
         self.kept, self.replaced = [], []
 
-    def _refresh(self):
-        if self.rows and (self.workspace / "gradebook.db").is_file():
-            rescore(self.workspace / "gradebook.db", self.assignment, list(self.rows.values()))
+    @classmethod
+    def of(cls, course, workspace, selected, replace=False):
+        stored = record.results(Path(workspace) / record.DB_NAME)
+        return cls([row for row in record.derived_rows(course, workspace) if (row.student, row.notebook) in stored],
+                   selected, replace)
 
     def _had_work(self, student, notebook):
         row = self.rows.get((student, notebook))
         return row is not None and row.status != "missing"
+
+    def had_result(self, student, notebook):
+        return (student, notebook) in self.rows
 
     def keeps(self, student, rows):
         """The notebooks (stems) of this student's new rows whose earlier result stays: found before,
@@ -61,31 +60,33 @@ class Earlier:
             return set()
         return {row.notebook for row in rows if row.status == "missing" and self._had_work(student, row.notebook)}
 
-    def rows_after(self, new_rows, main_db):
-        """Every row the workspace holds after this grading: the new ones, with what stays of the
-        earlier ones (module docstring). With --replace, an earlier result the batch has no file for
-        becomes a missing row and leaves the gradebook."""
-        new = {(row.student, row.notebook): row for row in new_rows}
-        out = dict(new)
-        for key, old in self.rows.items():
-            student, notebook = key
-            fresh = new.get(key)
-            if fresh is not None and (fresh.status != "missing" or old.status == "missing"):
-                continue   # graded again, or missing then and now
-            if notebook not in self.graded_now or old.status == "missing":
-                out.setdefault(key, old)   # not asked about: as it was
+    def note_replaced(self, student, row):
+        """A new missing row of the batch that replaces earlier work (--replace): listed by `lines`."""
+        if self.replace and row.status == "missing" and self._had_work(student, row.notebook):
+            self.replaced.append(_kept(self.rows[(student, row.notebook)]))
+
+    def kept_row(self, student, notebook):
+        """The earlier row that stays, its reason saying why (listed by `lines`)."""
+        old = copy_row(self.rows[(student, notebook)])
+        if KEPT_REASON not in old.reason:
+            old.reason = "; ".join(filter(None, [old.reason, KEPT_REASON]))
+        self.kept.append(_kept(old))
+        return old
+
+    def absent(self, batch):
+        """(student, rows to record, rows kept) of each student not in batch with an earlier result of a
+        notebook graded now: kept, or with --replace a missing row (its gradebook entries and pages go)."""
+        mine = {}
+        for (student, notebook), old in sorted(self.rows.items()):
+            if student in batch or notebook not in self.graded_now or old.status == "missing":
                 continue
+            rows, kept = mine.setdefault(student, ([], []))
             if self.replace:
-                out[key] = Row(student, notebook, "missing",
-                               reason=fresh.reason if fresh is not None else REPLACED_REASON)
+                rows.append(Row(student, notebook, "missing", reason=REPLACED_REASON))
                 self.replaced.append(_kept(old))
-                drop_notebook(main_db, student, self.assignment, notebook)
-                continue
-            if KEPT_REASON not in old.reason:
-                old.reason = "; ".join(filter(None, [old.reason, KEPT_REASON]))
-            out[key] = old
-            self.kept.append(_kept(old))
-        return [out[key] for key in sorted(out)]
+            else:
+                kept.append(self.kept_row(student, notebook))
+        return [(student, rows, kept) for student, (rows, kept) in mine.items()]
 
     def lines(self):
         """What the instructor reads about the earlier results (stderr), if anything."""

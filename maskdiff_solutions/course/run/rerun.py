@@ -1,26 +1,21 @@
 """`grade --only-changed`: regrade only the students whose submission changed since the last grading
 into the same workspace (a content hash of what grading reads of it), with every other input
 unchanged (the course's source and release, the notebooks chosen, the sandbox and its limits, the
-grading seed, the grading code). The others keep their results: their gradebook entries, autograded
-notebooks and feedback are already in the workspace, their rows come back from grading-state.json
-with the scores the gradebook holds now (a person's manual grades included).
-
-Every grading writes grading-state.json, whichever executor ran it; a student whose grading crashed
-or timed out is never kept.
+grading seed, the grading code). The others keep their results, which the record already holds
+(course/records/record.py: each (student, notebook) row keeps the submission's hash and the inputs'),
+scored as the gradebook holds them now (a person's manual grades included). A student whose grading
+crashed has no hash recorded, so is never kept.
 """
 import hashlib
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 
 from ..layout import SEED_VARIABLE
-from ..records.gradebook import rescore
-from ..records.rows import Row, StudentResult
+from ..records import record
+from ..records.gradebook import AUTOGRADED, open_gradebook, scores
+from ..records.rows import StudentResult
 from . import job
-
-STATE_NAME = "grading-state.json"
-VERSION = 1
 
 
 def inputs_hash(course, selected, sandbox, limits):
@@ -35,47 +30,24 @@ def inputs_hash(course, selected, sandbox, limits):
     return digest.hexdigest()
 
 
-class State:
-    def __init__(self, workspace, inputs, assignment):
-        self.path, self.inputs, self.assignment = Path(workspace) / STATE_NAME, inputs, assignment
-        self.old = self._load()
-        self.new = {}
-
-    def _load(self):
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        if data.get("version") != VERSION or data.get("inputs") != self.inputs:
-            return {}
-        return data.get("students", {})
-
-    def reusable(self, batch):
-        """{student: StudentResult} of the unchanged students of batch ({student: folder}), their
-        scores read again from the workspace's gradebook."""
-        kept = {}
-        for student, folder in batch.items():
-            old = self.old.get(student)
-            if old and old["hash"] == job.submission_hash(folder):
-                result = old["result"]
-                kept[student] = StudentResult(student, [Row(**row) for row in result["rows"]],
-                                              {nb: {t: tuple(v) for t, v in tests.items()}
-                                               for nb, tests in result["tests"].items()},
-                                              result["withheld"], result["check_seconds"])
-                self.new[student] = old
-        if kept:
-            # their scores as the gradebook holds them now (as `export` does): manual grading since counts
-            rescore(self.path.parent / "gradebook.db", self.assignment,
-                    [row for result in kept.values() for row in result.rows])
-        return kept
-
-    def record(self, student, folder, result):
-        if any(row.reason.startswith("grading crashed") for row in result.rows):
-            self.new.pop(student, None)
-            return
-        self.new[student] = {"hash": job.submission_hash(folder), "result": asdict(result)}
-
-    def save(self):
-        text = json.dumps({"version": VERSION, "inputs": self.inputs, "students": self.new}, sort_keys=True)
-        self.path.with_suffix(".tmp").write_text(text)
-        os.replace(self.path.with_suffix(".tmp"), self.path)
+def reusable(course, workspace, batch, selected, inputs):
+    """{student: StudentResult} of the students of batch ({student: folder}) whose every notebook of
+    `selected` the record holds, graded from this very submission under these inputs; their rows are
+    the record's (result.rows is empty), their tests' scores read for the summary."""
+    stored = record.results(Path(workspace) / record.DB_NAME)
+    stems = [Path(name).stem for name in selected]
+    kept = {}
+    for student, folder in batch.items():
+        mine = [stored.get((student, stem)) for stem in stems]
+        if not all(m and m["submission"] and m["inputs"] == inputs for m in mine):
+            continue
+        if any(m["submission"] != job.submission_hash(folder) for m in mine):
+            continue
+        kept[student] = StudentResult(student, [])
+    if kept:
+        with open_gradebook(Path(workspace) / record.DB_NAME) as gradebook:
+            for student, result in kept.items():
+                for stem in stems:
+                    if stored[(student, stem)]["status"] in AUTOGRADED:
+                        result.tests[stem] = scores(gradebook, course.assignment, stem, student)["tests"]
+    return kept

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from maskdiff_solutions.course.records import returns, safekeeping
-from maskdiff_solutions.course.records.rows import CSV_NAME, Row, write_csv
+from maskdiff_solutions.course.records.rows import CSV_NAME, Row, read_csv, write_csv
 
 pytestmark = pytest.mark.course
 
@@ -53,24 +53,36 @@ def test_undo_puts_back_exactly_what_was_there_and_keeps_what_it_replaced(tmp_pa
 def test_only_the_last_few_gradings_are_kept(tmp_path):
     ws = results(tmp_path / "ws", [Row("ann", "01", "graded", 1, 16)])
     for n in range(safekeeping.KEPT + 2):
-        safekeeping.keep(ws, f"grading number {n}")
+        safekeeping.completed(safekeeping.keep(ws, f"grading number {n}"))
     kept = sorted((ws / safekeeping.EARLIER).iterdir())
     assert len(kept) == safekeeping.KEPT
     assert json.loads((kept[-1] / safekeeping.ABOUT).read_text())["before"] == f"grading number {safekeeping.KEPT + 1}"
 
 
+def test_a_grading_stopped_before_it_finished_and_the_one_that_finishes_it_keep_one_copy(tmp_path):
+    ws = results(tmp_path / "ws", [Row("ann", "01", "graded", 1, 16)], page="before")
+    first = safekeeping.keep(ws, "grading 01, stopped by Ctrl-C")
+    results(ws, [Row("ann", "01", "graded", 5, 16)], page="half-way")
+    assert safekeeping.keep(ws, "grading 01 again") == first      # the copy of before the stopped one stays
+    safekeeping.completed(first)
+    assert safekeeping.keep(ws, "grading 02") != first             # a finished grading: a new copy next time
+    assert len(list((ws / safekeeping.EARLIER).iterdir())) == 2
+    assert (first / "feedback" / "ann" / "01.html").read_text() == "before"
+
+
 def test_export_hears_of_a_student_who_had_points_and_now_has_nothing(tmp_path):
     ws = results(tmp_path / "ws", [Row("ann", "01", "graded", 12, 16, 2, 2), Row("bo", "01", "graded", 0, 16),
                                    Row("cy", "01", "missing", 0, 16)])
-    safekeeping.keep(ws, "grading 01")
-    results(ws, [Row("ann", "01", "missing", 0, 16, 0, 2), Row("bo", "01", "missing", 0, 16),
-                 Row("cy", "01", "missing", 0, 16), Row("di", "01", "graded", 16, 16)])
-    zeros = returns.new_zeros(ws)
+    safekeeping.completed(safekeeping.keep(ws, "grading 01"))
+    now = [Row("ann", "01", "missing", 0, 16, 0, 2), Row("bo", "01", "missing", 0, 16),
+           Row("cy", "01", "missing", 0, 16), Row("di", "01", "graded", 16, 16)]
+    results(ws, now)
+    zeros = returns.new_zeros(ws, now)
     assert len(zeros) == 1 and zeros[0].startswith("ann (14 of 18 points in the grading kept ")  # bo had 0, cy nothing
     with pytest.raises(ValueError, match=r"would give 0 to 1 student .* undo --workspace .* --allow-zeros"):
-        returns.refuse_new_zeros(ws)
+        returns.refuse_new_zeros(ws, now)
     safekeeping.undo(ws)
-    assert returns.new_zeros(ws) == []
+    assert returns.new_zeros(ws, read_csv(ws / CSV_NAME)) == []
 
 
 def test_the_guide_states_how_many_gradings_are_kept():

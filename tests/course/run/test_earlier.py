@@ -1,45 +1,53 @@
 """What a grading keeps of the one before it (course/run/earlier.py), row by row, without grading:
 tests/course/run/test_regrade.py grades through the command line."""
+import sqlite3
+
 import pytest
 
-from maskdiff_solutions.course.records.rows import CSV_NAME, Row, write_csv
-from maskdiff_solutions.course.run.earlier import KEPT_REASON, Earlier
+from maskdiff_solutions.course.records.record import RecordError, check
+from maskdiff_solutions.course.records.rows import CSV_NAME, Row
+from maskdiff_solutions.course.run.earlier import KEPT_REASON, REPLACED_REASON, Earlier
 
 pytestmark = pytest.mark.course
 
 NB01, NB02 = "01_noise_for_words", "02_undiffusing"
+BEFORE = [Row("ann", NB01, "graded", 16, 16), Row("ann", NB02, "graded", 9, 20), Row("ben", NB01, "flagged", 12, 16),
+          Row("cy", NB01, "missing", 0, 16), Row("di", NB01, "failed", 0, 16, reason="not valid JSON")]
 
 
-def earlier(tmp_path, rows, selected=(f"{NB01}.ipynb",)):
-    write_csv(rows, tmp_path / CSV_NAME)
-    return Earlier(tmp_path, "maskdiff", list(selected))
-
-
-def test_only_what_was_graded_again_and_found_is_replaced(tmp_path):
-    before = earlier(tmp_path, [Row("ann", NB01, "graded", 16, 16), Row("ann", NB02, "graded", 9, 20),
-                                Row("ben", NB01, "flagged", 12, 16), Row("cy", NB01, "missing", 0, 16),
-                                Row("di", NB01, "failed", 0, 16, reason="not valid JSON")])
+def test_only_what_was_graded_again_and_found_is_replaced():
+    before = Earlier(BEFORE, [f"{NB01}.ipynb"])
     new = [Row("ann", NB01, "graded", 3, 16), Row("cy", NB01, "missing", 0, 16),
            Row("di", NB01, "missing", 0, 16), Row("ed", NB01, "graded", 16, 16)]
     assert before.keeps("di", new[2:3]) == {NB01} and before.keeps("ann", new[:1]) == set()
-    after = {(row.student, row.notebook): row for row in before.rows_after(new, tmp_path / "gradebook.db")}
-    assert after["ann", NB01].auto_score == 3 and after["ann", NB02].auto_score == 9   # 02 was not asked about
-    assert after["ben", NB01].status == "flagged" and KEPT_REASON in after["ben", NB01].reason   # absent
-    assert after["di", NB01].status == "failed" and KEPT_REASON in after["di", NB01].reason    # handed in, now not
-    assert after["cy", NB01].status == "missing" and after["ed", NB01].auto_score == 16
-    assert [str(k) for k in before.kept] == ["ben 01 (flagged 12/16)", "di 01 (failed 0/16)"]
+    assert before.keeps("cy", new[1:2]) == set()   # missing then and now: nothing to keep
+    kept = before.kept_row("di", NB01)
+    assert kept.status == "failed" and KEPT_REASON in kept.reason and "not valid JSON" in kept.reason
+    absent = before.absent({"ann", "cy", "di", "ed"})   # ben is not in the batch; 02 was not asked about
+    assert [(student, rows, [(k.notebook, k.status) for k in kept]) for student, rows, kept in absent] == \
+        [("ben", [], [(NB01, "flagged")])]
+    assert [str(k) for k in before.kept] == ["di 01 (failed 0/16)", "ben 01 (flagged 12/16)"]
     assert len(before.lines()) == 1 and "2 earlier results" in before.lines()[0]
 
 
-def test_kept_twice_the_reason_says_it_once(tmp_path):
-    first = earlier(tmp_path, [Row("ben", NB01, "graded", 16, 16)])
-    write_csv(first.rows_after([], tmp_path / "gradebook.db"), tmp_path / CSV_NAME)
-    second = Earlier(tmp_path, "maskdiff", [f"{NB01}.ipynb"])
-    (row,) = second.rows_after([], tmp_path / "gradebook.db")
-    assert row.reason.count(KEPT_REASON) == 1
+def test_replace_grades_the_absent_missing_and_lists_them():
+    before = Earlier(BEFORE, [f"{NB01}.ipynb"], replace=True)
+    assert before.keeps("di", [Row("di", NB01, "missing")]) == set()
+    before.note_replaced("di", Row("di", NB01, "missing"))
+    ((student, rows, kept),) = before.absent({"ann", "cy", "di"})
+    assert (student, kept, [(r.status, r.reason) for r in rows]) == ("ben", [], [("missing", REPLACED_REASON)])
+    assert "2 earlier results with no file in this batch replaced by missing" in before.lines()[0]
 
 
-def test_a_grades_file_grading_cannot_read_stops_it_naming_the_file(tmp_path):
+def test_kept_twice_the_reason_says_it_once():
+    first = Earlier([Row("ben", NB01, "graded", 16, 16)], [f"{NB01}.ipynb"])
+    once = first.kept_row("ben", NB01)
+    second = Earlier([once], [f"{NB01}.ipynb"])
+    assert second.kept_row("ben", NB01).reason.count(KEPT_REASON) == 1
+
+
+def test_a_grades_file_from_before_the_record_that_cannot_be_read_stops_naming_it(course, tmp_path):
+    sqlite3.connect(tmp_path / "gradebook.db").close()   # a gradebook with no record beside it
     (tmp_path / CSV_NAME).write_text("student,notebook,status\nann,01,graded\n")
-    with pytest.raises(ValueError, match=f"move {CSV_NAME} out of"):
-        Earlier(tmp_path, "maskdiff", [f"{NB01}.ipynb"])
+    with pytest.raises(RecordError, match=f"move {CSV_NAME} out of"):
+        check(course, tmp_path)

@@ -1,0 +1,172 @@
+"""The term's record: one sqlite file, the workspace's gradebook.db. nbgrader's tables hold the scores,
+hand grades and comments; beside them, in the same file, our tables hold what nbgrader lacks, per
+student and notebook (never per batch): the status and its reason, repairs, the tests that failed, the
+late flag, the file graded, what `--only-changed` compares, and a digest of each answer a person grades
+(so a regrade keeps a hand grade whose answer did not change: course/records/commit.py).
+
+Everything else a workspace holds is made from this record (`derived_rows`, then
+course/records/derived.py): grades-by-notebook.csv, grades-by-student.csv, the not-graded pages, the
+platform files. No command reads those back as truth. A record that is missing, or that disagrees
+with nbgrader's part of it, stops every command with one sentence and the command that recovers
+(`check`).
+"""
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from .gradebook import AUTOGRADED, out_of_full_points, rescore
+from .rows import CSV_NAME, Row, read_csv
+
+DB_NAME = "gradebook.db"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS maskdiff_result (
+    student TEXT NOT NULL, notebook TEXT NOT NULL, status TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '', repairs TEXT NOT NULL DEFAULT '', failed_tests TEXT NOT NULL DEFAULT '',
+    late INTEGER NOT NULL DEFAULT 0, file TEXT NOT NULL DEFAULT '', submission TEXT NOT NULL DEFAULT '',
+    inputs TEXT NOT NULL DEFAULT '', graded_at TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (student, notebook));
+CREATE TABLE IF NOT EXISTS maskdiff_answer (
+    student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, digest TEXT NOT NULL,
+    PRIMARY KEY (student, notebook, cell));
+CREATE TABLE IF NOT EXISTS maskdiff_journal (student TEXT PRIMARY KEY, moves TEXT NOT NULL);
+"""
+RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file",
+                  "submission", "inputs", "graded_at")
+NEVER_GRADED = "no grading in this workspace found this notebook of theirs"
+
+
+class RecordError(ValueError):
+    """The workspace's record is missing or disagrees with the workspace: nothing is done."""
+
+
+def connect(db):
+    """A connection that commits only where told (BEGIN IMMEDIATE ... COMMIT), waiting for formgrader's
+    writes rather than failing on them."""
+    con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
+    con.executescript(SCHEMA)
+    return con
+
+
+def has_record(db):
+    if not Path(db).is_file():
+        return False
+    with closing(sqlite3.connect(str(db))) as con:
+        return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'maskdiff_result'").fetchone() is not None
+
+
+def results(db):
+    """{(student, notebook): {column: value}} of every result recorded."""
+    if not has_record(db):
+        return {}
+    with closing(connect(db)) as con:
+        con.row_factory = sqlite3.Row
+        return {(r["student"], r["notebook"]): dict(r)
+                for r in con.execute(f"SELECT {', '.join(RESULT_COLUMNS)} FROM maskdiff_result")}
+
+
+def put_result(con, row, **extra):
+    """Record (replace) one row's result inside the caller's transaction."""
+    values = {"student": row.student, "notebook": row.notebook, "status": row.status, "reason": row.reason,
+              "repairs": row.repairs, "failed_tests": row.failed_tests, "late": 0, "file": "",
+              "submission": "", "inputs": "", "graded_at": "", **extra}
+    con.execute(f"INSERT OR REPLACE INTO maskdiff_result ({', '.join(RESULT_COLUMNS)}) VALUES "
+                f"({', '.join('?' * len(RESULT_COLUMNS))})", [values[c] for c in RESULT_COLUMNS])
+
+
+def answers(con, student, notebook):
+    return dict(con.execute("SELECT cell, digest FROM maskdiff_answer WHERE student = ? AND notebook = ?",
+                            (student, notebook)).fetchall())
+
+
+def put_answers(con, student, notebook, digests):
+    con.execute("DELETE FROM maskdiff_answer WHERE student = ? AND notebook = ?", (student, notebook))
+    con.executemany("INSERT INTO maskdiff_answer VALUES (?, ?, ?, ?)",
+                    [(student, notebook, cell, digest) for cell, digest in sorted(digests.items())])
+
+
+def row_of(stored):
+    return Row(stored["student"], stored["notebook"], stored["status"], reason=stored["reason"],
+               repairs=stored["repairs"], failed_tests=stored["failed_tests"])
+
+
+def derived_rows(course, workspace):
+    """Every row the workspace's files are made of: one per student and notebook graded in this
+    workspace (a student with no result for a notebook graded for others: missing, saying so), each
+    scored from the gradebook as it is now (a person's grades included), missing and failed ones out
+    of their notebook's full points."""
+    db = Path(workspace) / DB_NAME
+    stored = results(db)
+    students = sorted({student for student, _ in stored})
+    notebooks = sorted({notebook for _, notebook in stored})
+    rows, late = [], {}
+    for student in students:
+        for notebook in notebooks:
+            found = stored.get((student, notebook))
+            row = row_of(found) if found else Row(student, notebook, "missing", reason=NEVER_GRADED)
+            late[(student, notebook)] = bool(found and found["late"])
+            rows.append(row)
+    if rows:
+        rescore(db, course.assignment, rows, course.answers_optional)
+        out_of_full_points(db, course.assignment, rows, course.answers_optional)
+    for row in rows:
+        row.late = "yes" if late[(row.student, row.notebook)] else ""
+    return rows
+
+
+def check(course, workspace):
+    """Stop (RecordError) where the record is missing though the workspace holds graded work, or where
+    it says a notebook was autograded and nbgrader's part of it holds no such submission. A workspace
+    graded before the record existed is taken in once from its grades-by-notebook.csv (`adopt`)."""
+    workspace = Path(workspace)
+    db = workspace / DB_NAME
+    undo = f"`python -m maskdiff_solutions undo --workspace {workspace}` puts back the latest earlier grading"
+    if not db.is_file():
+        held = [name for name in (CSV_NAME, "submitted", "autograded") if _holds(workspace / name)]
+        if held:
+            raise RecordError(f"the workspace's record, {DB_NAME}, is missing from {workspace}, though it holds "
+                              f"graded work ({', '.join(held)}): {undo} (or copy {DB_NAME} back from a folder of "
+                              f"{workspace / 'earlier-gradings'}); nothing was done")
+        return
+    if not has_record(db) and (workspace / CSV_NAME).is_file():
+        adopt(course, workspace)
+    missing = _unbacked(db, course.assignment)
+    if missing:
+        shown = ", ".join(f"{s} {n}" for s, n in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise RecordError(f"{DB_NAME} in {workspace} disagrees with itself: it records {shown} as graded but "
+                          f"holds no submission for {'it' if len(missing) == 1 else 'them'} (was the file replaced "
+                          f"or edited?): {undo}; nothing was done")
+
+
+def _holds(path):
+    return path.is_file() or (path.is_dir() and any(p.is_file() for p in path.rglob("*")))
+
+
+def _unbacked(db, assignment):
+    """(student, notebook) the record says were autograded that nbgrader's tables have no submission of."""
+    with closing(connect(db)) as con:
+        graded = con.execute(f"SELECT student, notebook FROM maskdiff_result WHERE status IN "
+                             f"({', '.join('?' * len(AUTOGRADED))})", AUTOGRADED).fetchall()
+        try:
+            held = set(con.execute(
+                "SELECT sa.student_id, n.name FROM submitted_notebook s JOIN notebook n ON s.notebook_id = n.id "
+                "JOIN submitted_assignment sa ON s.assignment_id = sa.id JOIN assignment a ON sa.assignment_id = a.id "
+                "WHERE a.name = ?", (assignment,)).fetchall())
+        except sqlite3.OperationalError:   # not a gradebook at all
+            held = set()
+    return sorted(key for key in graded if tuple(key) not in held)
+
+
+def adopt(course, workspace):
+    """A workspace graded before the record existed: its grades-by-notebook.csv, the only place its
+    statuses and reasons were kept, is read once into the record; from then on it is made from it."""
+    workspace = Path(workspace)
+    try:
+        rows = read_csv(workspace / CSV_NAME)
+    except (ValueError, TypeError, KeyError) as err:
+        raise RecordError(f"{err}; the workspace has no record to rebuild it from: move {CSV_NAME} out of "
+                          f"{workspace}, or grade into another --workspace") from None
+    with closing(connect(workspace / DB_NAME)) as con:
+        con.execute("BEGIN IMMEDIATE")
+        for row in rows:
+            put_result(con, row)
+        con.execute("COMMIT")
