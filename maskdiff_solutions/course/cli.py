@@ -207,14 +207,14 @@ def dispatch(args):
                   f"their rows say why; grade them again", file=sys.stderr)
         return 1 if crashed else 0
     if args.command == "export":
-        from .records.export import export
+        from .ledger.export import export
         from .records.rows import print_table
         if args.platform and not args.allow_zeros:   # before anything is rewritten: nobody zeroed by mistake
-            from .records.record import derived_rows
-            from .records.returns import refuse_new_zeros
+            from .ledger.record import derived_rows
+            from .ledger.returns import refuse_new_zeros
             refuse_new_zeros(course.workspace(args.workspace), derived_rows(course, course.workspace(args.workspace)))
         if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
-            from .records.returns import canvas_column
+            from .ledger.returns import canvas_column
             args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
             if note:
                 print(note, file=sys.stderr)
@@ -224,7 +224,7 @@ def dispatch(args):
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
         if args.platform:
-            from .records.returns import put_back
+            from .ledger.returns import put_back
             written, blank = put_back(course, path.parent, args.platform, rows, args.column)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
@@ -232,8 +232,8 @@ def dispatch(args):
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "undo":
-        from .records.commit import recover
-        from .records.safekeeping import hold, undo
+        from .ledger.commit import recover
+        from .ledger.safekeeping import hold, undo
         workspace = course.workspace(args.workspace)
         with hold(workspace):
             recover(workspace)   # a grading killed mid-commit is finished first, and kept as what undo replaces

@@ -15,7 +15,7 @@ COURSE = Path(course_package.__file__).resolve().parent
 PACKAGE = "maskdiff_solutions.course"
 # Bottom to top: a wing may import itself and the wings before it. layout.py is under them all (it
 # imports nothing of course/), the command line over them all (no wing imports it).
-WINGS = ("intake", "sandbox", "records", "run", "term")
+WINGS = ("intake", "sandbox", "records", "ledger", "run", "term")
 TOP = {"cli", "cli_reference"}
 BASE = {"layout"}
 MAX_LINES = 350
@@ -92,7 +92,7 @@ def test_a_planted_upward_import_is_found(tmp_path):
                      "intake/__init__.py": "", "intake/folder.py": "from ..sandbox import settings\n",
                      "sandbox/__init__.py": "", "sandbox/settings.py": "from ..layout import X\n",
                      "records/__init__.py": "", "records/export.py": "def f():\n    from ..run import batch\n",
-                     "run/__init__.py": "", "run/batch.py": "from ..records import export\n",
+                     "run/__init__.py": "", "run/batch.py": "from ..ledger import export\n",
                      "term/__init__.py": "", "term/demo.py": "from .. import cli\n"})
     assert upward(graph(tmp_path)) == [("intake.folder", "sandbox.settings"), ("records.export", "run.batch"),
                                        ("term.demo", "cli")]

@@ -156,7 +156,7 @@ def score_from_verdicts(gradebook, assignment, student, plan, record, prepared):
 def strip_submissions(db):
     """Leave the gradebook's course (assignments, notebooks, cells, students) and no submission: what
     each student's grading starts from, so it sees no other student's marks and starts fresh
-    (course/records/commit.py carries what a person graded over)."""
+    (course/ledger/commit.py carries what a person graded over)."""
     con = sqlite3.connect(db)
     try:
         with con:

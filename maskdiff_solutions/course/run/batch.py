@@ -41,15 +41,16 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..records import commit, derived, record, safekeeping, totals
+from ..ledger import commit, derived, record, safekeeping
+from ..records import totals
 from ..records.answers import make_optional
-from ..records.export import feedback
 from ..records.gradebook import strip_submissions
 from ..records.nbgrader_apps import generate
 from ..records.rows import CSV_NAME, Report, Task
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
-from . import by_notebook, cluster, job, rerun, student as one_student
+from . import by_notebook, cluster, rerun, student as one_student
+from .committer import Committer, Interrupted, remember_intake
 from .earlier import Earlier
 from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
 
@@ -91,7 +92,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     A roster that is not the export's class list, or a batch of other notebooks than those graded, stops
     grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
     so does a workspace inside a git work tree that git would not ignore (course/intake/untracked.py),
-    unless in_git. A workspace's earlier results are copied aside first (course/records/safekeeping.py:
+    unless in_git. A workspace's earlier results are copied aside first (course/ledger/safekeeping.py:
     `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py)."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
@@ -186,79 +187,6 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                   course.answers_optional, canary_note, lines)
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a grading: what was committed, and how to go on, in one sentence."""
-
-
-class Committer:
-    """Each student's result committed into the workspace as it comes (course/records/commit.py), with
-    what this grading decides for it: the notebooks graded now whose earlier result stays for want of
-    a file (course/run/earlier.py), a crash that must not overwrite an earlier result, the late flag,
-    what `--only-changed` compares next time."""
-
-    def __init__(self, course, workspace, earlier, intake, inputs):
-        self.course, self.workspace, self.earlier, self.intake, self.inputs = course, workspace, earlier, intake, inputs
-        self.stems = {Path(name).stem for name in course.notebooks()}
-        self.done = []
-
-    def student(self, scratch, result, folder):
-        if result.student == STUDENT:
-            return
-        keep = self.earlier.keeps(result.student, result.rows)
-        crashed = any(row.reason.startswith("grading crashed") for row in result.rows)
-        rows, kept = [], []
-        for row in result.rows:
-            if row.notebook in keep:
-                kept.append(self.earlier.kept_row(result.student, row.notebook))
-            elif crashed and self.earlier.had_result(result.student, row.notebook):
-                continue   # a grading that broke never replaces a result: it is reported, and graded again
-            else:
-                self.earlier.note_replaced(result.student, row)
-                if row.status == "missing":
-                    row.reason = join_once(row.reason, platforms.not_handed_in_reason(self.intake, row.student))
-                rows.append(row)
-        info = self.intake.students.get(result.student) if self.intake else None
-        submission = "" if crashed else job.submission_hash(folder)
-        extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
-                                "submission": submission, "inputs": self.inputs,
-                                "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
-        carried = commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows,
-                                extra, result.withheld, kept)
-        if carried:   # the page made while grading lacks the hand grades carried over: made again from the record
-            for student, why in feedback(self.course, self.workspace, [result.student]).items():
-                print(f"warning: the feedback of {student} could not be made again: {why}", file=sys.stderr)
-        self.done.append(result.student)
-
-    def absent(self, batch):
-        """The earlier results of students not in this batch for the notebooks graded now: kept (their
-        reason says so), or with --replace graded missing."""
-        for student, rows, kept in self.earlier.absent(batch):
-            commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
-                          rows, {}, (), kept)
-
-    def interrupted(self, total, workspace):
-        done = len(self.done)
-        return (f"interrupted: {done} of {total} students' results committed"
-                + (f" ({', '.join(self.done[:5])}{', ...' if done > 5 else ''})" if done else "")
-                + f", the others' as they were; run the same `grade` command again to finish (with --only-changed "
-                  f"it skips those done), or `python -m maskdiff_solutions undo --workspace {workspace}` to put back "
-                  f"the workspace as it was before")
-
-
-def join_once(reason, more):
-    """reason; more, unless it says that already (a regrade never doubles a reason)."""
-    return reason if not more or more in reason else "; ".join(filter(None, [reason, more]))
-
-
-def remember_intake(workspace, before, now):
-    """intake.json holds every student any batch took in (their names and platform ids), the newest batch's
-    word for each: a second batch never makes the first one's students nameless."""
-    if before is None or now is None or before.platform != now.platform:
-        return
-    merged = dataclasses.replace(now, students={**before.students, **now.students})
-    merged.save(workspace)
-
-
 def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_note):
     """What this grading is about to do, in one line: the students, the sandbox and its memory cap,
     the canary."""
@@ -273,7 +201,7 @@ def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_no
 
 
 def everyone(course, workspace, intake):
-    """The files made from the record (course/records/derived.py): every student out of the same
+    """The files made from the record (course/ledger/derived.py): every student out of the same
     maximum, a gradebook entry, a total and a page for each notebook not graded. Returns the rows."""
     rows = record.derived_rows(course, workspace)
     totals.enrol(workspace / "gradebook.db", sorted({row.student for row in rows}), intake)

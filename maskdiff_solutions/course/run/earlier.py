@@ -6,12 +6,12 @@ batch, and a notebook a student had handed in before and is missing now (a wrong
 result kept for want of a file is listed (its row's reason says so too). `--replace` grades those as
 missing instead (0, out of the notebook's points, with their gradebook entries and pages gone).
 Whatever a grading changes is copied first into the workspace's earlier-gradings/
-(course/records/safekeeping.py), so `undo` puts it back.
+(course/ledger/safekeeping.py), so `undo` puts it back.
 """
 from dataclasses import dataclass, replace as copy_row
 from pathlib import Path
 
-from ..records import record
+from ..ledger import record
 from ..records.rows import Row
 
 KEPT_REASON = "not in this batch: the earlier grading's result kept (grade with --replace to score it as missing)"

@@ -2,7 +2,7 @@
 into the same workspace (a content hash of what grading reads of it), with every other input
 unchanged (the course's source and release, the notebooks chosen, the sandbox and its limits, the
 grading seed, the grading code). The others keep their results, which the record already holds
-(course/records/record.py: each (student, notebook) row keeps the submission's hash and the inputs'),
+(course/ledger/record.py: each (student, notebook) row keeps the submission's hash and the inputs'),
 scored as the gradebook holds them now (a person's manual grades included). A student whose grading
 crashed has no hash recorded, so is never kept.
 """
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ..layout import SEED_VARIABLE
-from ..records import record
+from ..ledger import record
 from ..records.gradebook import AUTOGRADED, open_gradebook, scores
 from ..records.rows import StudentResult
 from . import job

@@ -17,7 +17,7 @@ NB01, NB02 = "01_noise_for_words.ipynb", "02_undiffusing.ipynb"
 
 
 def snapshot(folder):
-    """Every file and its bytes, but the lock's note of who held it last (course/records/safekeeping.py)."""
+    """Every file and its bytes, but the lock's note of who held it last (course/ledger/safekeeping.py)."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".grading.lock"}
 

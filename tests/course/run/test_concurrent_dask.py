@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions.course.records import safekeeping
+from maskdiff_solutions.course.ledger import safekeeping
 from maskdiff_solutions.course.records.rows import CSV_NAME
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]

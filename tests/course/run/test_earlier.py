@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from maskdiff_solutions.course.records.record import RecordError, check
+from maskdiff_solutions.course.ledger.record import RecordError, check
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row
 from maskdiff_solutions.course.run.earlier import KEPT_REASON, REPLACED_REASON, Earlier
 

@@ -263,7 +263,7 @@ def test_optional_written_answers_make_the_grade_fully_automatic(course, tmp_pat
 
     from maskdiff_solutions.course.records import summary
     from maskdiff_solutions.course.term import demo
-    from maskdiff_solutions.course.records.export import export
+    from maskdiff_solutions.course.ledger.export import export
     from maskdiff_solutions.course.run.batch import grade
     optional = optional_course(course, tmp_path / "course")
     assert optional.answers_optional and not course.answers_optional

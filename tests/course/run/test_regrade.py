@@ -1,4 +1,4 @@
-"""Grading again into a workspace that holds grades (course/run/earlier.py, course/records/safekeeping.py),
+"""Grading again into a workspace that holds grades (course/run/earlier.py, course/ledger/safekeeping.py),
 through the command line, as docs/grading.md tells it: a Canvas zip graded with its roster, then a
 second zip that lacks a student and in which another handed in only a PDF. Their earlier results stay
 and are listed; --replace grades them missing; `export --to canvas` then refuses to zero them; `undo`
@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.records import safekeeping
+from maskdiff_solutions.course.ledger import safekeeping
 from maskdiff_solutions.course.records.rows import CSV_NAME, read_csv
 from maskdiff_solutions.course.run.earlier import KEPT_REASON
 from tests.support import exports, importers

@@ -1,5 +1,5 @@
 """Graders sharing a machine: uid leases and cgroup names that hold across processes, users and
-TMPDIRs (course/sandbox/settings.py), one run per workspace (course/records/safekeeping.py), two graders at once
+TMPDIRs (course/sandbox/settings.py), one run per workspace (course/ledger/safekeeping.py), two graders at once
 giving what one alone gives, a Python reached through a symbolic link, and the canary
 (course/run/canary.py) stopping a broken setup before anyone is graded."""
 import os
@@ -14,7 +14,7 @@ import pytest
 
 from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.intake import notebooks
-from maskdiff_solutions.course.records import safekeeping
+from maskdiff_solutions.course.ledger import safekeeping
 from maskdiff_solutions.course.run import canary
 from maskdiff_solutions.course.sandbox import leases, settings
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row, StudentResult
@@ -104,7 +104,7 @@ def test_a_second_run_on_the_same_workspace_refuses_and_writes_nothing(course, t
 
 
 def test_export_does_not_rewrite_a_workspace_being_graded(course, tmp_path):
-    from maskdiff_solutions.course.records.export import export
+    from maskdiff_solutions.course.ledger.export import export
     (tmp_path / CSV_NAME).write_text("")
     (tmp_path / "gradebook.db").write_text("")
     with safekeeping.hold(tmp_path), pytest.raises(safekeeping.WorkspaceBusy, match="another grading run"):

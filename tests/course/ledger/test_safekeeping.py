@@ -1,11 +1,11 @@
-"""The earlier gradings kept beside a workspace's results (course/records/safekeeping.py): what is kept,
+"""The earlier gradings kept beside a workspace's results (course/ledger/safekeeping.py): what is kept,
 how many, what `undo` puts back and keeps, and the points `export --to` compares against.
 tests/course/run/test_regrade.py does it through real gradings and the command line."""
 import json
 
 import pytest
 
-from maskdiff_solutions.course.records import returns, safekeeping
+from maskdiff_solutions.course.ledger import returns, safekeeping
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row, read_csv, write_csv
 
 pytestmark = pytest.mark.course

@@ -2,10 +2,10 @@
 hand grades and comments; beside them, in the same file, our tables hold what nbgrader lacks, per
 student and notebook (never per batch): the status and its reason, repairs, the tests that failed, the
 late flag, the file graded, what `--only-changed` compares, and a digest of each answer a person grades
-(so a regrade keeps a hand grade whose answer did not change: course/records/commit.py).
+(so a regrade keeps a hand grade whose answer did not change: course/ledger/commit.py).
 
 Everything else a workspace holds is made from this record (`derived_rows`, then
-course/records/derived.py): grades-by-notebook.csv, grades-by-student.csv, the not-graded pages, the
+course/ledger/derived.py): grades-by-notebook.csv, grades-by-student.csv, the not-graded pages, the
 platform files. No command reads those back as truth. A record that is missing, or that disagrees
 with nbgrader's part of it, stops every command with one sentence and the command that recovers
 (`check`).
@@ -14,8 +14,8 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from .gradebook import AUTOGRADED, out_of_full_points, rescore
-from .rows import CSV_NAME, Row, read_csv
+from ..records.gradebook import AUTOGRADED, out_of_full_points, rescore
+from ..records.rows import CSV_NAME, Row, read_csv
 
 DB_NAME = "gradebook.db"
 SCHEMA = """

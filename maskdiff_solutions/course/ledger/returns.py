@@ -25,8 +25,9 @@ from pathlib import Path
 from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from ..layout import plural
-from . import safekeeping, totals
-from .rows import CSV_NAME
+from ..records import totals
+from . import safekeeping
+from ..records.rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")
 MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
@@ -56,7 +57,7 @@ def put_back(course, workspace, platform, rows, column=None):
 def new_zeros(workspace, rows):
     """Lines for each student of whom the workspace's rows (record.derived_rows) hold nothing found
     (every row missing) and who had points in an earlier grading kept beside it
-    (course/records/safekeeping.py)."""
+    (course/ledger/safekeeping.py)."""
     found_nothing = {row.student for row in rows} - {row.student for row in rows if row.status != "missing"}
     before = safekeeping.earlier_points(workspace)
     return [f"{student} ({before[student][0]:g} of {before[student][1]:g} points in the grading kept "

@@ -2,7 +2,7 @@
 
 1. Stage: the student's new files (handed in, autograded, feedback) of the notebooks graded now are
    copied into WORKSPACE/.grading-staging/<student>/, out of everyone's way.
-2. Commit, in one sqlite transaction of the record (course/records/record.py): nbgrader's rows of those
+2. Commit, in one sqlite transaction of the record (course/ledger/record.py): nbgrader's rows of those
    notebooks replaced by the scratch gradebook's, the hand grades and comments whose answer did not
    change carried over (read inside the transaction, so a grade entered in formgrader during the run
    counts), withheld marks, our rows, the answers' digests, and a journal of the files to move.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..intake import notebooks as nbfiles
 from ..intake.folder import regular_files
-from .gradebook import AUTOGRADED, NOTEBOOK, SUBMISSION
+from ..records.gradebook import AUTOGRADED, NOTEBOOK, SUBMISSION
 from .record import connect, put_answers, put_result, answers as recorded_answers
 
 STAGING = ".grading-staging"

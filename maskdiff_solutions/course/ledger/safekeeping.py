@@ -20,8 +20,8 @@ from pathlib import Path
 
 from ..intake.platforms import INTAKE_NAME, UNMATCHED
 from . import record
-from .rows import CSV_NAME, read_csv
-from .totals import STUDENT_CSV
+from ..records.rows import CSV_NAME, read_csv
+from ..records.totals import STUDENT_CSV
 
 NAME = ".grading.lock"
 EARLIER = "earlier-gradings"

@@ -6,9 +6,10 @@ import csv
 import pytest
 from nbgrader.api import Gradebook
 
-from maskdiff_solutions.course.records import returns, totals
+from maskdiff_solutions.course.ledger import returns
+from maskdiff_solutions.course.records import totals
 from maskdiff_solutions.course.run.batch import grade
-from maskdiff_solutions.course.records.export import export
+from maskdiff_solutions.course.ledger.export import export
 from maskdiff_solutions.course.layout import COURSE_ID
 from tests.support import exports, importers
 

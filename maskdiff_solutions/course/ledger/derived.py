@@ -1,10 +1,10 @@
-"""The files a workspace holds that are made from its record (course/records/record.py), all at once:
+"""The files a workspace holds that are made from its record (course/ledger/record.py), all at once:
 grades-by-notebook.csv, grades-by-student.csv and a page for each notebook not graded. `grade`,
 `export` and a grading stopped by Ctrl-C end here; none of them is ever read back as the truth."""
 from pathlib import Path
 
-from . import totals
-from .rows import CSV_NAME, write_csv
+from ..records import totals
+from ..records.rows import CSV_NAME, write_csv
 
 
 def write(course, workspace, rows, intake=None):

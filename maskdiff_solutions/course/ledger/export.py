@@ -1,6 +1,6 @@
 """`export`: after manual grading, every file made from the record made again: grades-by-notebook.csv,
 grades-by-student.csv, the not-graded pages and every autograded student's feedback page (with the
-points and comments a person has awarded since). The record (course/records/record.py: the gradebook
+points and comments a person has awarded since). The record (course/ledger/record.py: the gradebook
 and, beside it, each row's status and reason) is the only thing read: a derived file deleted or edited
 by hand is simply made again. nbgrader's own `nbgrader export` writes grades.csv (one row per student
 and assignment) and never touches ours.
@@ -9,11 +9,11 @@ from pathlib import Path
 
 from ..intake.platforms import Intake
 from . import commit, derived, record, safekeeping
-from .answers import make_optional
-from .feedback import generate_feedback
-from .gradebook import AUTOGRADED
-from .nbgrader_apps import failure, nbgrader_errors, tools_on_path
-from .rows import CSV_NAME
+from ..records.answers import make_optional
+from ..records.feedback import generate_feedback
+from ..records.gradebook import AUTOGRADED
+from ..records.nbgrader_apps import failure, nbgrader_errors, tools_on_path
+from ..records.rows import CSV_NAME
 
 
 def export(course, workspace=None):

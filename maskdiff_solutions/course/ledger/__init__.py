@@ -1,0 +1,1 @@
+"""The term's record over time: the one record (gradebook.db) and what is made from it, each student's grading committed as a transaction, the earlier gradings kept and undo, export and the returns to platforms. Imports records/, sandbox/, intake/ and course/layout.py."""

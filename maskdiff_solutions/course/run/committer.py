@@ -1,0 +1,86 @@
+"""Each student's result committed as it comes back (course/ledger/commit.py does the transaction),
+with what this grading decides for it: which earlier results stay, a crash that must not overwrite an
+earlier result, the late flag, what `--only-changed` compares next time; and Ctrl-C in one sentence."""
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+from ..intake import platforms
+from ..ledger import commit
+from ..ledger.export import feedback
+from . import job
+from .canary import STUDENT
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a grading: what was committed, and how to go on, in one sentence."""
+
+
+class Committer:
+    """Each student's result committed into the workspace as it comes (course/ledger/commit.py), with
+    what this grading decides for it: the notebooks graded now whose earlier result stays for want of
+    a file (course/run/earlier.py), a crash that must not overwrite an earlier result, the late flag,
+    what `--only-changed` compares next time."""
+
+    def __init__(self, course, workspace, earlier, intake, inputs):
+        self.course, self.workspace, self.earlier, self.intake, self.inputs = course, workspace, earlier, intake, inputs
+        self.stems = {Path(name).stem for name in course.notebooks()}
+        self.done = []
+
+    def student(self, scratch, result, folder):
+        if result.student == STUDENT:
+            return
+        keep = self.earlier.keeps(result.student, result.rows)
+        crashed = any(row.reason.startswith("grading crashed") for row in result.rows)
+        rows, kept = [], []
+        for row in result.rows:
+            if row.notebook in keep:
+                kept.append(self.earlier.kept_row(result.student, row.notebook))
+            elif crashed and self.earlier.had_result(result.student, row.notebook):
+                continue   # a grading that broke never replaces a result: it is reported, and graded again
+            else:
+                self.earlier.note_replaced(result.student, row)
+                if row.status == "missing":
+                    row.reason = join_once(row.reason, platforms.not_handed_in_reason(self.intake, row.student))
+                rows.append(row)
+        info = self.intake.students.get(result.student) if self.intake else None
+        submission = "" if crashed else job.submission_hash(folder)
+        extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
+                                "submission": submission, "inputs": self.inputs,
+                                "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
+        carried = commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows,
+                                extra, result.withheld, kept)
+        if carried:   # the page made while grading lacks the hand grades carried over: made again from the record
+            for student, why in feedback(self.course, self.workspace, [result.student]).items():
+                print(f"warning: the feedback of {student} could not be made again: {why}", file=sys.stderr)
+        self.done.append(result.student)
+
+    def absent(self, batch):
+        """The earlier results of students not in this batch for the notebooks graded now: kept (their
+        reason says so), or with --replace graded missing."""
+        for student, rows, kept in self.earlier.absent(batch):
+            commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
+                          rows, {}, (), kept)
+
+    def interrupted(self, total, workspace):
+        done = len(self.done)
+        return (f"interrupted: {done} of {total} students' results committed"
+                + (f" ({', '.join(self.done[:5])}{', ...' if done > 5 else ''})" if done else "")
+                + f", the others' as they were; run the same `grade` command again to finish (with --only-changed "
+                  f"it skips those done), or `python -m maskdiff_solutions undo --workspace {workspace}` to put back "
+                  f"the workspace as it was before")
+
+
+def join_once(reason, more):
+    """reason; more, unless it says that already (a regrade never doubles a reason)."""
+    return reason if not more or more in reason else "; ".join(filter(None, [reason, more]))
+
+
+def remember_intake(workspace, before, now):
+    """intake.json holds every student any batch took in (their names and platform ids), the newest batch's
+    word for each: a second batch never makes the first one's students nameless."""
+    if before is None or now is None or before.platform != now.platform:
+        return
+    merged = dataclasses.replace(now, students={**before.students, **now.students})
+    merged.save(workspace)
