@@ -196,10 +196,10 @@ def _carry(con, key, old, before, after, answer_cells):
                "AND n.name = ?)"
         if score is not None or extra is not None:
             con.execute(f"UPDATE main.grade SET manual_score = ?, extra_credit = ?, needs_manual_grade = ? "
-                        f"WHERE notebook_id IN ({mine}) AND cell_id = {cell}",
+                        f"WHERE notebook_id IN ({mine}) AND cell_id IN {cell}",
                         (score, extra, needs if needs is not None else 0, *key, name, key[0]))
         if comment:
-            con.execute(f"UPDATE main.comment SET manual_comment = ? WHERE notebook_id IN ({mine}) AND cell_id = {cell}",
+            con.execute(f"UPDATE main.comment SET manual_comment = ? WHERE notebook_id IN ({mine}) AND cell_id IN {cell}",
                         (comment, *key, name, key[0]))
         carried.append(name)
     return carried, dropped
@@ -269,4 +269,8 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
         apply(workspace, moves)
         con.execute("DELETE FROM maskdiff_journal WHERE student = ?", (student,))
     shutil.rmtree(workspace / STAGING / student, ignore_errors=True)
+    try:
+        (workspace / STAGING).rmdir()   # left only while another student's files are staged
+    except OSError:
+        pass
     return kept_grades
