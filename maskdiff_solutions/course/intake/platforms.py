@@ -151,8 +151,8 @@ def take_in(course, submissions, workspace, roster=None, expected=None, any_rost
         platform = formats.detect(folder, course.assignment)
         if platform is None:
             raise ValueError(_nothing_to_grade(source, folder))
-        if platform == "collected" and roster is None and not notes:
-            checks.notebooks({sid: [p.name for p in notebook_files(path)] for sid, path in students(source).items()})
+        if platform == "collected" and roster is None and source.is_dir():   # a zip of folders is staged
+            checks.notebooks({sid: {p.name: p for p in notebook_files(path)} for sid, path in students(source).items()})
             before_writing()
             return source, None
         return _stage(course, source, folder, platform, workspace, roster, notes, checks, before_writing)

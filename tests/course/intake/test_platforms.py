@@ -238,3 +238,11 @@ def test_canvas_test_student_is_named_when_left_out_and_counts_read_right(course
         in intake.notes
     assert "9999" not in {s.key for s in intake.students.values()}
     assert (plural(1, "student"), plural(2, "student"), plural(1.5, "point")) == ("1 student", "2 students", "1.5 points")
+
+
+def test_a_zip_of_student_folders_is_taken_in(course, tmp_path):
+    """collected/ zipped, no roster: staged like any export (it was opened as a folder, and failed)."""
+    export = exports.write_zip(tmp_path / "class.zip", {f"ann/{NB01}": b"{}", f"bo/Copy of {NB01}": b"{}"})
+    folder, intake = platforms.take_in(course, export, tmp_path / "ws")
+    assert intake.platform == "collected" and set(intake.students) == {"ann", "bo"}
+    assert staged_files(folder / "bo") == {f"Copy of {NB01}"}
