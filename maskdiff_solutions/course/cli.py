@@ -16,9 +16,9 @@ from .layout import SANDBOX_MODES, Course
 STOPPED = "stopped before doing anything: a bad setting or argument, or no course here (its `error:` line says which)"
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
-              2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
-                 "a workspace where git would track the students' files, or the reference (the canary) did "
-                 "not get full marks",
+              2: "nobody was graded: a bad setting, no students found, two student folders that would get one "
+                 "id, no sandbox where one is required, a workspace where git would track the students' files, "
+                 "or the reference (the canary) did not get full marks",
               3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",

@@ -5,6 +5,7 @@ rest by content and repairs each notebook against its release. Nothing in their 
 import os
 import re
 import shutil
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,14 +15,45 @@ from . import notebooks, repair
 MAX_EXTRA_FILES, MAX_EXTRA_BYTES = 200, 64 << 20
 
 
+# Kept in an id: letters, marks and digits of any script (a mark is part of a letter in Devanagari or
+# Thai), '_', '.' and '-'. Anything else (whitespace, '/', '*', '?', '[', '+') is unsafe in a path,
+# a file glob (nbgrader's CourseDirectory.student_id is one) or a CSV, and becomes '_'.
+KEPT_CATEGORIES = ("L", "M", "N")
+
+
 def student_id(folder_name):
-    """nbgrader wants plain ids: keep letters, digits, '-', '_' and '.'."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", folder_name).strip("_") or "student"
+    """The student's nbgrader id: the folder's name in NFC (one spelling for 'ë' composed and 'e' + '¨'),
+    every letter and digit kept, each run of other characters made one '_'. An ASCII name keeps the id
+    it always had."""
+    name = unicodedata.normalize("NFC", folder_name)
+    kept = "".join(c if c in "_.-" or unicodedata.category(c)[0] in KEPT_CATEGORIES else "\0" for c in name)
+    return re.sub(r"\0+", "_", kept).strip("_") or "student"
+
+
+def student_ids(folder_names):
+    """{id: folder name}, one student per folder; ValueError naming both folders where two would get one
+    id ('Zoë Li' and 'Zoë_Li', or one name spelt in NFC and NFD): grading them as one would lose one's work."""
+    ids = {}
+    for name in sorted(folder_names):
+        sid = student_id(name)
+        if sid in ids:
+            raise ValueError(f"the folders {ids[sid]!r} and {name!r} would both be graded as student {sid!r}"
+                             f"{_how_alike(ids[sid], name)}: rename one of them (each student needs a folder "
+                             f"of their own) and grade again; nothing was graded")
+        ids[sid] = name
+    return ids
+
+
+def _how_alike(one, other):
+    if unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other):
+        return " (one name, its accents written in two Unicode forms: NFC and NFD)"
+    return " (an id keeps letters and digits; spaces and other characters become '_')"
 
 
 def students(submissions):
-    """{student id: their folder} of every sub-folder of submissions."""
-    return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
+    """{student id: their folder} of every sub-folder of submissions (ValueError where two would share an id)."""
+    folders = {p.name: p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
+    return {sid: folders[name] for sid, name in student_ids(folders).items()}
 
 
 def submitted_entries(folder):

@@ -64,14 +64,15 @@ class Intake:
 
     def save(self, workspace):
         data = asdict(self)
-        (Path(workspace) / INTAKE_NAME).write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str))
+        (Path(workspace) / INTAKE_NAME).write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str),
+                                                   encoding="utf-8")   # names in any script, whatever the locale
 
     @classmethod
     def load(cls, workspace):
         path = Path(workspace) / INTAKE_NAME
         if not path.is_file():
             return None
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
         data["students"] = {sid: Student(**value) for sid, value in data["students"].items()}
         return cls(**data)
 
