@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import export_formats as formats, mistakes, roster as rosters
-from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, notebook_files, regular_files,
-                     student_id, students)
+from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, newest_first, notebook_files,
+                     regular_files, student_id, students)
 from ..layout import plural
 from .unzip import Budget, unpack
 
@@ -254,11 +254,11 @@ def _inside(student, target, course):
             student.not_notebooks.append(str(path.relative_to(target)))
             student.notes.append(f"{path.relative_to(target)} is {kind}, not a notebook, and is not graded")
     for name in course.notebooks():
-        same = [p for p in notebooks if canonical_name(p.name) == canonical_name(name)]
+        same = newest_first([p for p in notebooks if canonical_name(p.name) == canonical_name(name)])
         if len(same) > 1:
             student.notes.append(f"{Path(name).stem} handed in {len(same)} times "
-                                 f"({', '.join(str(p.relative_to(target)) for p in same)}): the exact name "
-                                 f"is graded, else the newest")
+                                 f"({', '.join(str(p.relative_to(target)) for p in same)}): the newest, "
+                                 f"{same[0].relative_to(target)}, is graded")
 
 
 def _keep_unmatched(intake, folder, there):

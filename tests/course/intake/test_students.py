@@ -1,6 +1,7 @@
-"""Who a student is (course/intake/folder.py): an id keeps every letter of the folder's name in any
-script, and two folders that would share an id stop grading before it writes. One class graded
-through the command line: Chinese, Cyrillic and two Zoës."""
+"""Who a student is and which of their files is graded (course/intake/folder.py): an id keeps every
+letter of the folder's name in any script, two folders that would share an id stop grading before it
+writes, and of two files for one notebook the newest is graded, the other named in the row. One class
+graded through the command line: Chinese, Cyrillic and two Zoës, one of whom handed in 01 twice."""
 import csv
 import os
 import re
@@ -78,6 +79,8 @@ def test_a_platforms_ids_carry_its_number_whatever_the_script(course, tmp_path):
     assert platforms.Intake.load(tmp_path / "ws").students["301"].name == "张伟"
 
 
+# --- two files for one notebook -----------------------------------------------------------------
+
 def two_files(course, where, older, newer, times=(DEC_1, DEC_2)):
     """A student's folder holding `older` (the release, untouched) and `newer` (solved), with these times."""
     where.mkdir(parents=True, exist_ok=True)
@@ -86,6 +89,43 @@ def two_files(course, where, older, newer, times=(DEC_1, DEC_2)):
     for name, when in zip((older, newer), times):
         os.utime(where / name, (when, when))
     return where
+
+
+@pytest.mark.parametrize("older, newer, times, why", [
+    (NB01, "01_noise_for_words (1).ipynb", (DEC_1, DEC_2), "newer"),         # the exact name loses to a newer copy
+    ("01_noise_for_words (1).ipynb", NB01, (DEC_1, DEC_2), "newer"),         # ... and wins when it is the newer
+    (NB01, "01_noise_for_words (1).ipynb", (DEC_1, DEC_1), "the same time, a later copy"),   # a zip's one time
+    ("01_noise_for_words (1).ipynb", "01_noise_for_words (2).ipynb", (DEC_1 + 1, DEC_1), "the same time, a later copy"),
+    (NB01, f"Copy of {NB01}", (DEC_1, DEC_1), "the same time, a later copy"),
+])
+def test_of_two_files_for_one_notebook_the_newest_is_chosen(course, tmp_path, older, newer, times, why):
+    where = two_files(course, tmp_path / "ann", older, newer, times)
+    chosen = folder.pick_files([NB01], where)[NB01]
+    assert [p.name for p in chosen] == [newer, older]
+    assert folder.choice_note(NB01, chosen, where) == (f"two files for 01_noise_for_words: graded `{newer}` "
+                                                       f"({why}), left out `{older}`")
+
+
+def test_the_prepared_notebook_is_the_newer_file_and_says_so(course, tmp_path):
+    where = two_files(course, tmp_path / "ann", NB01, "01_noise_for_words (1).ipynb")
+    info = folder.prepare(course, where, tmp_path / "target", [NB01]).notebooks[NB01]
+    assert info.file == "01_noise_for_words (1).ipynb" and "left out `01_noise_for_words.ipynb`" in info.chosen_over
+    assert folder.choice_note(NB01, folder.pick_files([NB01], where)[NB01][:1], where) == ""   # one file: no note
+
+
+def test_a_platforms_export_goes_through_the_same_choice(course, tmp_path):
+    """Canvas's zip keeps each file's time: the staged folder holds both, the intake says which is graded."""
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "canvas.zip", "w") as out:
+        for name, data, day in ((f"doejane_4242_1001_{NB01}", (course.release_dir / NB01).read_bytes(), 1),
+                                ("doejane_4242_1002_01_noise_for_words (1).ipynb",
+                                 exports.notebook_bytes(exports.solved(course)), 2)):
+            out.writestr(zipfile.ZipInfo(name, (2025, 12, day, 10, 0, 0)), data)
+    staged, intake = platforms.take_in(course, tmp_path / "canvas.zip", tmp_path / "ws")
+    chosen = folder.pick_files([NB01], staged / "doejane_4242")[NB01]
+    assert [p.name for p in chosen] == ["01_noise_for_words (1).ipynb", NB01]
+    assert ("01_noise_for_words handed in 2 times (01_noise_for_words (1).ipynb, 01_noise_for_words.ipynb): "
+            "the newest, 01_noise_for_words (1).ipynb, is graded") in intake.students["doejane_4242"].notes
 
 
 # --- one class through the command line ---------------------------------------------------------
@@ -127,6 +167,15 @@ def test_a_class_in_several_scripts_gets_a_row_and_a_page_each(graded_class, cou
         assert {sid for (sid,) in con.execute("SELECT student_id FROM submitted_assignment")} == set(CLASS.values())
 
 
+@pytest.mark.slow
+def test_the_newer_of_two_files_is_graded_and_the_row_names_the_other(graded_class):
+    status, workspace = graded_class
+    row = {row.student: row for row in read_csv(workspace / CSV_NAME)}["张伟"]
+    assert row.auto_score == row.auto_max > 0
+    assert ("two files for 01_noise_for_words: graded `01_noise_for_words (1).ipynb` (newer), left out "
+            "`01_noise_for_words.ipynb`") in row.reason
+
+
 def test_the_guide_shows_the_ids_grading_makes():
     from tests.support.docs import one_line, page
     text = one_line(page("grading.md"))
@@ -134,3 +183,4 @@ def test_the_guide_shows_the_ids_grading_makes():
     assert shown in text
     assert [folder.student_id(name) for name in ("张伟", "Иван Петров", "Zoë Li", "Zoé Li")] == \
         re.findall(r"`([^`]+)`", shown)
+    assert "the newest is graded: the one modified last, and where the times are equal" in text
