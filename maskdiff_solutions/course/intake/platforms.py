@@ -26,12 +26,14 @@ from . import export_formats as formats, mistakes, roster as rosters
 from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, newest_first, notebook_files,
                      regular_files, student_id, students)
 from ..layout import plural
-from .unzip import Budget, unpack
+from .unzip import Budget, not_a_zip, unpack
 
 INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
 MAX_EXPORT_FILES, MAX_EXPORT_BYTES = 100_000, 8 << 30
 NOT_NOTEBOOKS = {".pdf": "a PDF", ".html": "an HTML page", ".py": "a Python script", ".docx": "a Word file",
                  ".txt": "a text file", ".png": "a picture", ".jpg": "a picture", ".md": "a text file"}
+# The guide's section on what `grade` takes (docs/grading.md's heading "1. Collect"; tests hold it there).
+COLLECT_GUIDE = "docs/grading.md#1-collect"
 HOW_TO_HAND_IN = ("hand in the .ipynb file itself (in Colab: File > Download > Download .ipynb), "
                   "not a PDF, a link or a printout")
 
@@ -167,6 +169,11 @@ def _open(source, unpacked):
     if source.suffix.lower() != ".zip":
         raise ValueError(f"{source} is neither a folder nor a .zip: give grade a folder of student folders "
                          f"or a platform's export (a zip or its folder)")
+    looks = not_a_zip(source)
+    if looks:
+        raise ValueError(f"{source} is not a zip file: {looks}. grade takes a folder with one "
+                         f"sub-folder of notebooks per student, or a platform's export as downloaded (a zip or "
+                         f"its folder): see {COLLECT_GUIDE}")
     unpacked.mkdir(parents=True)
     _, left = unpack(source, unpacked, Budget(MAX_EXPORT_FILES, MAX_EXPORT_BYTES))
     return unpacked, [f"{source.name}: {member} left out: {why}" for member, why in left]
@@ -177,7 +184,7 @@ def _nothing_to_grade(source, folder):
     return (f"{source} holds no student sub-folders and no platform's export "
             f"({'its files: ' + ', '.join(files) if files else 'it is empty'}): grade takes a folder with one "
             f"sub-folder of notebooks per student, or the export of Canvas, Moodle or Gradescope, or "
-            f"nbgrader's submitted/ (see the instructors' guide, 'Taking in submissions')")
+            f"nbgrader's submitted/ (see {COLLECT_GUIDE})")
 
 
 class Checks:

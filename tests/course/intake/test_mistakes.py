@@ -1,15 +1,20 @@
 """An instructor's wrong input stops `grade` before the workspace changes (course/intake/mistakes.py):
 a roster that is another platform's or another class's (exit 3), a batch in which most students handed
-in another notebook than the ones graded (exit 4); each says what it found and how to go on, and the
-overrides grade all the same. tests/course/records/test_round_trip.py does it on a graded workspace,
-whose export then stays as it was."""
+in another notebook than the ones graded (exit 4), a file named .zip that is no zip (exit 2); each
+says what it found and how to go on, and the overrides grade all the same.
+tests/course/records/test_round_trip.py does it on a graded workspace, whose export then stays as it
+was."""
 import hashlib
+import re
+from pathlib import Path
 
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.intake import mistakes
+from maskdiff_solutions.course.intake import mistakes, platforms
 from tests.support import exports
+
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow  # the command line, five times: CI runs them, the inner loop does not
 
@@ -80,6 +85,23 @@ def test_a_collected_folder_of_another_notebook_stops_too(course, tmp_path, caps
     before = earlier_grading(tmp_path / "ws")
     assert grade(course, tmp_path / "collected", tmp_path / "ws", "--notebook", "01") == 4
     assert snapshot(tmp_path / "ws") == before and NB02 in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data, looks", [(b"student,notebook\nann,01\n", "it is a text file"),
+                                         (b"<!DOCTYPE html><html><body>Sign in</body></html>", "it is an HTML page"),
+                                         (b"", "it is empty")])
+def test_a_file_named_zip_that_is_no_zip_is_said_so(course, tmp_path, capsys, data, looks):
+    """A browser's saved sign-in page, or a text file, under the export's name: what it is, and where the
+    guide says what grade takes (a heading of docs/grading.md)."""
+    (tmp_path / "submissions.zip").write_bytes(data)
+    before = earlier_grading(tmp_path / "ws")
+    assert grade(course, tmp_path / "submissions.zip", tmp_path / "ws", "--notebook", "01") == 2
+    said = capsys.readouterr().err
+    assert f"submissions.zip is not a zip file: {looks}" in said and f"see {platforms.COLLECT_GUIDE}" in said
+    page, anchor = platforms.COLLECT_GUIDE.split("#")
+    headings = re.findall(r"^#+ (.+)$", (ROOT / page).read_text(), re.MULTILINE)
+    assert anchor in [re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", h).strip().lower()) for h in headings]
+    assert snapshot(tmp_path / "ws") == before
 
 
 def test_what_is_not_a_mistake_goes_through():
