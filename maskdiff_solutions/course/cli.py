@@ -23,7 +23,8 @@ GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or mis
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
               4: "nobody was graded and the workspace is unchanged: most students handed in other notebooks "
-                 "of the course than those being graded (named on stderr); --any-notebooks grades all the same"}
+                 "of the course than those being graded, or no notebook handed in is one of this course's "
+                 "(named on stderr); --any-notebooks grades all the same"}
 EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
@@ -73,7 +74,7 @@ def parser():
                             "of those who handed in (grading stops otherwise, exit 3)")
     grade.add_argument("--any-notebooks", action="store_true",
                        help="grade the notebooks asked for even when most students handed in others of the "
-                            "course (grading stops otherwise, exit 4)")
+                            "course, or none of the course's (grading stops otherwise, exit 4)")
     grade.add_argument("--replace", action="store_true",
                        help="a notebook graded before that this batch has no file for is graded missing (0); "
                             "by default its earlier result stays, and is listed")

@@ -201,8 +201,11 @@ class Checks:
                                   sum(students[sid].on_roster for sid in handed))
 
     def notebooks(self, files):
+        """files: {student: {name: path}} of what each handed in."""
         if not self.any_notebooks:
-            mistakes.check_notebooks(files, self.expected, self.course.notebooks())
+            mistakes.check_notebooks({sid: list(named) for sid, named in files.items()}, self.expected,
+                                     self.course.notebooks())
+            mistakes.check_course(files, self.course.notebooks(), self.course.release_dir)
 
 
 def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing):
@@ -225,7 +228,7 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes, chec
     chosen = latest(entries, by_key, platform, folder)
     if roster_file:
         checks.roster(platform, kind, roster_file, intake.students, chosen)
-    checks.notebooks({sid: list(files) for sid, files in chosen.items()})
+    checks.notebooks({sid: {name: entry.path for name, entry in files.items()} for sid, files in chosen.items()})
     before_writing()
     staged = workspace / STAGED
     shutil.rmtree(staged, ignore_errors=True)
