@@ -203,15 +203,12 @@ def dispatch(args):
         return 1 if crashed else 0
     if args.command == "export":
         from .records.export import export
+        from .records.returns import before_export
         from .records.rows import print_table
-        if args.platform and not args.allow_zeros:   # before anything is rewritten: nobody zeroed by mistake
-            from .records.returns import refuse_new_zeros
-            refuse_new_zeros(course.workspace(args.workspace))
-        if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
-            from .records.returns import canvas_column
-            args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
-            if note:
-                print(note, file=sys.stderr)
+        # every check that can stop it, before anything is rewritten: exit 2 leaves the workspace as it was
+        args.column, note = before_export(course, args.workspace, args.platform, args.column, args.allow_zeros)
+        if note:
+            print(note, file=sys.stderr)
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():
