@@ -16,14 +16,15 @@ from .layout import SANDBOX_MODES, Course
 STOPPED = "stopped before doing anything: a bad setting or argument, or no course here (its `error:` line says which)"
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
-              2: "nobody was graded: a bad setting, no students found, no sandbox where one is required, "
-                 "a workspace where git would track the students' files, or the reference (the canary) did "
-                 "not get full marks",
+              2: "nobody was graded: a bad setting, no students found, two student folders that would get one "
+                 "id, no sandbox where one is required, a workspace where git would track the students' files, "
+                 "or the reference (the canary) did not get full marks",
               3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
               4: "nobody was graded and the workspace is unchanged: most students handed in other notebooks "
-                 "of the course than those being graded (named on stderr); --any-notebooks grades all the same",
+                 "of the course than those being graded, or no notebook handed in is one of this course's "
+                 "(named on stderr); --any-notebooks grades all the same",
               130: "stopped by Ctrl-C: the students committed before it keep their new results, the others their "
                    "old ones (stderr says which); grade again to finish"}
 EXIT = {"release": {0: "release/ written", 2: STOPPED},
@@ -75,7 +76,7 @@ def parser():
                             "of those who handed in (grading stops otherwise, exit 3)")
     grade.add_argument("--any-notebooks", action="store_true",
                        help="grade the notebooks asked for even when most students handed in others of the "
-                            "course (grading stops otherwise, exit 4)")
+                            "course, or none of the course's (grading stops otherwise, exit 4)")
     grade.add_argument("--replace", action="store_true",
                        help="a notebook graded before that this batch has no file for is graded missing (0); "
                             "by default its earlier result stays, and is listed")
@@ -208,16 +209,12 @@ def dispatch(args):
         return 1 if crashed else 0
     if args.command == "export":
         from .ledger.export import export
+        from .ledger.returns import before_export
         from .records.rows import print_table
-        if args.platform and not args.allow_zeros:   # before anything is rewritten: nobody zeroed by mistake
-            from .ledger.record import derived_rows
-            from .ledger.returns import refuse_new_zeros
-            refuse_new_zeros(course.workspace(args.workspace), derived_rows(course, course.workspace(args.workspace)))
-        if args.platform == "canvas":   # before anything is rewritten: a wrong column zeroes nobody
-            from .ledger.returns import canvas_column
-            args.column, note = canvas_column(args.workspace or course.root, args.column, course.assignment)
-            if note:
-                print(note, file=sys.stderr)
+        # every check that can stop it, before anything is rewritten: exit 2 leaves the workspace as it was
+        args.column, note = before_export(course, args.workspace, args.platform, args.column, args.allow_zeros)
+        if note:
+            print(note, file=sys.stderr)
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():

@@ -113,3 +113,52 @@ def test_grade_exits_0_when_every_student_got_a_row_and_1_when_grading_crashed(c
     monkeypatch.setattr(student, "grade_student", lambda task: (_ for _ in ()).throw(OSError("disk gone")))
     assert cli.main(argv + ["--workspace", str(tmp_path / "b")]) == 1
     assert "grading itself crashed for 1 student(s) (kim)" in capsys.readouterr().err
+
+
+# --- export: which workspace, and stopping before it writes ----------------------------------
+
+
+def test_export_in_a_workspace_folder_names_the_workspace_to_export(tmp_path, monkeypatch, capsys):
+    """An instructor in COURSE/grading/week1 types `export`: the course root holds no grading, this
+    folder does; the error says how to export it (from the folder, and from the course root)."""
+    root = fake_course(tmp_path / "course", "")
+    week1 = root / "grading" / "week1"
+    week1.mkdir(parents=True)
+    (week1 / CSV_NAME).write_text("student,notebook,status\n")
+    (week1 / "gradebook.db").write_bytes(b"")
+    monkeypatch.chdir(week1)
+    assert cli.main(["export"]) == 2
+    err = capsys.readouterr().err
+    assert f"no {CSV_NAME} in {root.resolve()} (the course root" in err
+    assert f"export with `python -m maskdiff_solutions export --workspace {week1.resolve()}`" in err
+    monkeypatch.chdir(root)
+    assert cli.main(["export"]) == 2
+    assert "export with `python -m maskdiff_solutions export --workspace grading/week1`" in capsys.readouterr().err
+
+
+def snapshot(folder):
+    """Every file, its bytes and when it was last written, but the lock's note of who held it last."""
+    import hashlib
+    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".grading.lock"}
+
+
+@pytest.mark.slow   # a Canvas grading (no kernel: nobody handed in a notebook), then the export
+def test_an_export_that_exits_2_has_written_nothing(course, tmp_path, capsys):
+    """`export --to moodle` of a Canvas grading stops (status 2: "stopped before doing anything") with
+    the grades file, gradebook and feedback pages as they were, to the byte and the time."""
+    from tests.support import exports
+    _, roster = exports.canvas(course, tmp_path)
+    export = exports.write_zip(tmp_path / "week1.zip", {"nunezzoe_6161_1003_homework.pdf": b"%PDF-1.4",
+                                                        "doejane_4242_1001_notes.txt": b"see attached"})
+    workspace = tmp_path / "ws"
+    base = ["--course-dir", str(course.root)]
+    assert cli.main([*base, "grade", str(export), "--roster", str(roster), "--workspace", str(workspace),
+                     "--notebook", "01", "--no-canary", "--sandbox", "off"]) == 0
+    before = snapshot(workspace)
+    assert {CSV_NAME, "gradebook.db", "grades-by-student.csv"} <= set(before) and any(
+        name.startswith("feedback/") for name in before)
+    capsys.readouterr()
+    assert cli.main([*base, "export", "--workspace", str(workspace), "--to", "moodle"]) == 2
+    assert "was taken in from canvas: `export --to moodle` needs the ids moodle wrote" in capsys.readouterr().err
+    assert snapshot(workspace) == before

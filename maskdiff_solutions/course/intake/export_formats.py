@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from .folder import regular_files, student_id
+from .folder import regular_files, student_ids
 
 CANVAS = re.compile(r"^(?P<name>[^_]+?)(?P<late>_late)?_(?P<user>\d+)_(?P<attachment>\d+)_(?P<file>.+)$",
                     re.IGNORECASE)
@@ -138,7 +138,10 @@ def _gradescope_late(info):
 
 
 def folders(folder, unmatched, notes, inner=None):
-    """nbgrader's submitted/<student>/<assignment>/ (inner: the assignment) or collected/<student>/."""
+    """nbgrader's submitted/<student>/<assignment>/ (inner: the assignment) or collected/<student>/.
+    Two folders that would share one id stop it (folder.student_ids): never one student of two."""
+    ids = {name: sid for sid, name in student_ids(p.name for p in folder.iterdir()
+                                                  if p.is_dir() and not p.is_symlink()).items()}
     entries = []
     for path in regular_files(folder):
         relative = path.relative_to(folder)
@@ -152,5 +155,5 @@ def folders(folder, unmatched, notes, inner=None):
                 unmatched.append([str(relative), f"not inside {student}/{inner}/"])
                 continue
             rest = Path(*rest.parts[1:])
-        entries.append(Entry(student_id(student), student, path, str(rest), (path.stat().st_mtime,)))
+        entries.append(Entry(ids[student], student, path, str(rest), (path.stat().st_mtime,)))
     return entries

@@ -1,10 +1,12 @@
 """What a student hands in, taken in for grading: their id, every entry of their folder (never
-following a link), the file chosen for each expected notebook by its name (or a renamed copy's), and
-their other files copied within a budget; then one call to repair.prepare_all, which recognises the
-rest by content and repairs each notebook against its release. Nothing in their folder changes."""
+following a link), the file chosen for each expected notebook by its name (or a renamed copy's; the
+newest of several), and their other files copied within a budget; then one call to repair.prepare_all,
+which recognises the rest by content and repairs each notebook against its release. Nothing in their
+folder changes."""
 import os
 import re
 import shutil
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,14 +16,45 @@ from . import notebooks, repair
 MAX_EXTRA_FILES, MAX_EXTRA_BYTES = 200, 64 << 20
 
 
+# Kept in an id: letters, marks and digits of any script (a mark is part of a letter in Devanagari or
+# Thai), '_', '.' and '-'. Anything else (whitespace, '/', '*', '?', '[', '+') is unsafe in a path,
+# a file glob (nbgrader's CourseDirectory.student_id is one) or a CSV, and becomes '_'.
+KEPT_CATEGORIES = ("L", "M", "N")
+
+
 def student_id(folder_name):
-    """nbgrader wants plain ids: keep letters, digits, '-', '_' and '.'."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", folder_name).strip("_") or "student"
+    """The student's nbgrader id: the folder's name in NFC (one spelling for 'ë' composed and 'e' + '¨'),
+    every letter and digit kept, each run of other characters made one '_'. An ASCII name keeps the id
+    it always had."""
+    name = unicodedata.normalize("NFC", folder_name)
+    kept = "".join(c if c in "_.-" or unicodedata.category(c)[0] in KEPT_CATEGORIES else "\0" for c in name)
+    return re.sub(r"\0+", "_", kept).strip("_") or "student"
+
+
+def student_ids(folder_names):
+    """{id: folder name}, one student per folder; ValueError naming both folders where two would get one
+    id ('Zoë Li' and 'Zoë_Li', or one name spelt in NFC and NFD): grading them as one would lose one's work."""
+    ids = {}
+    for name in sorted(folder_names):
+        sid = student_id(name)
+        if sid in ids:
+            raise ValueError(f"the folders {ids[sid]!r} and {name!r} would both be graded as student {sid!r}"
+                             f"{_how_alike(ids[sid], name)}: rename one of them (each student needs a folder "
+                             f"of their own) and grade again; nothing was graded")
+        ids[sid] = name
+    return ids
+
+
+def _how_alike(one, other):
+    if unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other):
+        return " (one name, its accents written in two Unicode forms: NFC and NFD)"
+    return " (an id keeps letters and digits; spaces and other characters become '_')"
 
 
 def students(submissions):
-    """{student id: their folder} of every sub-folder of submissions."""
-    return {student_id(p.name): p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
+    """{student id: their folder} of every sub-folder of submissions (ValueError where two would share an id)."""
+    folders = {p.name: p for p in sorted(Path(submissions).iterdir()) if p.is_dir()}
+    return {sid: folders[name] for sid, name in student_ids(folders).items()}
 
 
 def submitted_entries(folder):
@@ -55,17 +88,56 @@ def notebook_files(folder):
     return sorted(p for p, regular in submitted_entries(folder) if regular and p.suffix == ".ipynb")
 
 
+def copy_number(filename):
+    """How many times a browser or Colab copied the file: 'X (2)' -> 2, 'Copy of X' or 'X - Copy' -> 1,
+    'X' -> 0. Each copy is made after the file it copies."""
+    stem = re.sub(r"\.ipynb$", "", filename.strip(), flags=re.IGNORECASE).strip()
+    numbered = re.search(r"\((\d+)\)$", stem)
+    if numbered:
+        return int(numbered.group(1))
+    return int(bool(re.match(r"copy of\s", stem, re.IGNORECASE) or re.search(r"[\s-]copy$", stem, re.IGNORECASE)))
+
+
+def _when(path):
+    """The file's modification time to a zip's precision (2 s): a time from a zip and one from a disk
+    compare alike."""
+    return int(path.stat().st_mtime) // 2
+
+
+def newest_first(paths):
+    """Files for one notebook, the newest first: by modification time, and where the times are equal (a
+    platform's zip often gives every file the same), by copy number. The name breaks what is left, so
+    the choice never depends on the order files are listed."""
+    return sorted(paths, key=lambda p: (_when(p), copy_number(p.name), p.name), reverse=True)
+
+
 def pick_files(expected, folder):
-    """expected notebook name -> the student's file for it: the exact name, else a renamed copy
-    ('Copy of X', 'X (1)'), the newest when there are several."""
+    """expected notebook name -> [the student's files for it, the newest first] (the exact name or a
+    renamed copy, 'Copy of X', 'X (1)'): the first is graded, the others are left out and named."""
     files = notebook_files(folder)
     chosen = {}
     for name in expected:
         same = [p for p in files if canonical_name(p.name) == canonical_name(name)]
-        exact = [p for p in same if p.name == name]
-        if exact or same:
-            chosen[name] = (exact or sorted(same, key=lambda p: (p.stat().st_mtime, p.name)))[-1]
+        if same:
+            chosen[name] = newest_first(same)
     return chosen
+
+
+def choice_note(name, files, folder):
+    """The row's note where a student handed in several files for one notebook (files: newest first):
+    which was graded, why, and which were left out; "" for one file."""
+    if len(files) < 2:
+        return ""
+    first, second = files[:2]
+    if _when(first) != _when(second):
+        why = "newer" if len(files) == 2 else "the newest"
+    elif copy_number(first.name) != copy_number(second.name):
+        why = "the same time, a later copy"
+    else:
+        why = "the same time and copy; the last by name"
+    count = "two" if len(files) == 2 else str(len(files))
+    return (f"{count} files for {Path(name).stem}: graded `{first.relative_to(folder)}` ({why}), left out "
+            f"{', '.join(f'`{p.relative_to(folder)}`' for p in files[1:])}")
 
 
 def copy_extras(folder, target):
@@ -107,12 +179,15 @@ def prepare(course, folder, target, expected=None):
     target.mkdir(parents=True)
     left_out = copy_extras(folder, target)
     expected = expected or course.notebooks()
-    chosen = pick_files(expected, folder)
-    unused = [p for p in notebook_files(folder) if p not in chosen.values()]
+    candidates = pick_files(expected, folder)
+    chosen = {name: files[0] for name, files in candidates.items()}
+    named = {p for files in candidates.values() for p in files}   # an older copy is no other notebook
+    unused = [p for p in notebook_files(folder) if p not in named]
     releases = {name: notebooks.read(course.release_dir / name) for name in expected}
     prepared = repair.prepare_all(releases, chosen, unused, folder, target)
-    for info in prepared.values():
+    for name, info in prepared.items():
         info.left_out = left_out
+        info.chosen_over = choice_note(name, candidates.get(name, []), folder)
     return TakenIn(prepared, shadowing_files(target))
 
 

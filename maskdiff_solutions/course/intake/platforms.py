@@ -23,15 +23,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import export_formats as formats, mistakes, roster as rosters
-from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, notebook_files, regular_files,
-                     student_id, students)
+from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, newest_first, notebook_files,
+                     regular_files, student_id, students)
 from ..layout import plural
-from .unzip import Budget, unpack
+from .unzip import Budget, not_a_zip, unpack
 
 INTAKE_NAME, STAGED, UNMATCHED = "intake.json", "intake", "intake-unmatched"
 MAX_EXPORT_FILES, MAX_EXPORT_BYTES = 100_000, 8 << 30
 NOT_NOTEBOOKS = {".pdf": "a PDF", ".html": "an HTML page", ".py": "a Python script", ".docx": "a Word file",
                  ".txt": "a text file", ".png": "a picture", ".jpg": "a picture", ".md": "a text file"}
+# The guide's section on what `grade` takes (docs/grading.md's heading "1. Collect"; tests hold it there).
+COLLECT_GUIDE = "docs/grading.md#1-collect"
 HOW_TO_HAND_IN = ("hand in the .ipynb file itself (in Colab: File > Download > Download .ipynb), "
                   "not a PDF, a link or a printout")
 
@@ -64,14 +66,15 @@ class Intake:
 
     def save(self, workspace):
         data = asdict(self)
-        (Path(workspace) / INTAKE_NAME).write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str))
+        (Path(workspace) / INTAKE_NAME).write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str),
+                                                   encoding="utf-8")   # names in any script, whatever the locale
 
     @classmethod
     def load(cls, workspace):
         path = Path(workspace) / INTAKE_NAME
         if not path.is_file():
             return None
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
         data["students"] = {sid: Student(**value) for sid, value in data["students"].items()}
         return cls(**data)
 
@@ -151,8 +154,8 @@ def take_in(course, submissions, workspace, roster=None, expected=None, any_rost
         platform = formats.detect(folder, course.assignment)
         if platform is None:
             raise ValueError(_nothing_to_grade(source, folder))
-        if platform == "collected" and roster is None and not notes:
-            checks.notebooks({sid: [p.name for p in notebook_files(path)] for sid, path in students(source).items()})
+        if platform == "collected" and roster is None and source.is_dir():   # a zip of folders is staged
+            checks.notebooks({sid: {p.name: p for p in notebook_files(path)} for sid, path in students(source).items()})
             before_writing()
             return source, None
         return _stage(course, source, folder, platform, workspace, roster, notes, checks, before_writing)
@@ -166,6 +169,11 @@ def _open(source, unpacked):
     if source.suffix.lower() != ".zip":
         raise ValueError(f"{source} is neither a folder nor a .zip: give grade a folder of student folders "
                          f"or a platform's export (a zip or its folder)")
+    looks = not_a_zip(source)
+    if looks:
+        raise ValueError(f"{source} is not a zip file: {looks}. grade takes a folder with one "
+                         f"sub-folder of notebooks per student, or a platform's export as downloaded (a zip or "
+                         f"its folder): see {COLLECT_GUIDE}")
     unpacked.mkdir(parents=True)
     _, left = unpack(source, unpacked, Budget(MAX_EXPORT_FILES, MAX_EXPORT_BYTES))
     return unpacked, [f"{source.name}: {member} left out: {why}" for member, why in left]
@@ -176,7 +184,7 @@ def _nothing_to_grade(source, folder):
     return (f"{source} holds no student sub-folders and no platform's export "
             f"({'its files: ' + ', '.join(files) if files else 'it is empty'}): grade takes a folder with one "
             f"sub-folder of notebooks per student, or the export of Canvas, Moodle or Gradescope, or "
-            f"nbgrader's submitted/ (see the instructors' guide, 'Taking in submissions')")
+            f"nbgrader's submitted/ (see {COLLECT_GUIDE})")
 
 
 class Checks:
@@ -193,8 +201,11 @@ class Checks:
                                   sum(students[sid].on_roster for sid in handed))
 
     def notebooks(self, files):
+        """files: {student: {name: path}} of what each handed in."""
         if not self.any_notebooks:
-            mistakes.check_notebooks(files, self.expected, self.course.notebooks())
+            mistakes.check_notebooks({sid: list(named) for sid, named in files.items()}, self.expected,
+                                     self.course.notebooks())
+            mistakes.check_course(files, self.course.notebooks(), self.course.release_dir)
 
 
 def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing):
@@ -217,7 +228,7 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes, chec
     chosen = latest(entries, by_key, platform, folder)
     if roster_file:
         checks.roster(platform, kind, roster_file, intake.students, chosen)
-    checks.notebooks({sid: list(files) for sid, files in chosen.items()})
+    checks.notebooks({sid: {name: entry.path for name, entry in files.items()} for sid, files in chosen.items()})
     before_writing()
     staged = workspace / STAGED
     shutil.rmtree(staged, ignore_errors=True)
@@ -253,11 +264,11 @@ def _inside(student, target, course):
             student.not_notebooks.append(str(path.relative_to(target)))
             student.notes.append(f"{path.relative_to(target)} is {kind}, not a notebook, and is not graded")
     for name in course.notebooks():
-        same = [p for p in notebooks if canonical_name(p.name) == canonical_name(name)]
+        same = newest_first([p for p in notebooks if canonical_name(p.name) == canonical_name(name)])
         if len(same) > 1:
             student.notes.append(f"{Path(name).stem} handed in {len(same)} times "
-                                 f"({', '.join(str(p.relative_to(target)) for p in same)}): the exact name "
-                                 f"is graded, else the newest")
+                                 f"({', '.join(str(p.relative_to(target)) for p in same)}): the newest, "
+                                 f"{same[0].relative_to(target)}, is graded")
 
 
 def _keep_unmatched(intake, folder, there):

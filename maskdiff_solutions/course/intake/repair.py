@@ -281,7 +281,6 @@ def hidden_package_uses(nb):
 
 
 # ---------------------------------------------------------------- a student's notebooks, prepared
-
 @dataclass
 class Prepared:
     """What became of one expected notebook before autograde."""
@@ -290,6 +289,7 @@ class Prepared:
     changes: list = field(default_factory=list)
     hidden_uses: list = field(default_factory=list)
     left_out: list = field(default_factory=list)  # the student's other files not handed to the kernel
+    chosen_over: str = ""     # the other files for this notebook, older, left out (folder.choice_note), in words
 
 
 def recognise_by_content(releases, unused):

@@ -1,7 +1,8 @@
 """Unpacking a zip that came from outside (a platform's export, or a zip a student handed in) without
 trusting it: no member lands outside the target (absolute names, '..', drive letters), links are not
 made, and what is unpacked stays within a count and size budget counted from the bytes actually
-read (a zip's own size fields can lie). Whatever is left out is said, never silently dropped."""
+read (a zip's own size fields can lie). Whatever is left out is said, never silently dropped. A file
+named .zip that is no zip is said to be what it looks like (`not_a_zip`)."""
 import os
 import stat
 import time
@@ -94,3 +95,28 @@ def _copy(handle, info, path, budget):
     except (OverflowError, ValueError, OSError):
         pass
     return ""
+
+
+def not_a_zip(path):
+    """"" for a zip; else what the file holds, in words, from its first bytes: a file named .zip that is
+    no zip is often a sign-in or error page a browser saved in place of the download, or a download
+    cut short."""
+    if zipfile.is_zipfile(path):
+        return ""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    if not head.strip():
+        return "it is empty"
+    if head.startswith(b"PK"):
+        return "it starts as a zip but is cut off (not downloaded whole): download it again"
+    for magic, what in ((b"%PDF", "a PDF"), (b"\x1f\x8b", "a gzip archive"), (b"Rar!", "a RAR archive"),
+                        (b"7z\xbc\xaf", "a 7-Zip archive")):
+        if head.startswith(magic):
+            return f"it is {what}"
+    if any(byte < 9 or 13 < byte < 32 for byte in head):
+        return "it holds binary data that is no zip"
+    text = head.decode("utf-8", errors="replace").lstrip().lower()
+    if text.startswith(("<!doctype html", "<html")) or "<html" in text[:1000]:
+        return ("it is an HTML page (often a sign-in or error page the browser saved in place of the download): "
+                "download the export again")
+    return "it is JSON (a notebook?)" if text.startswith(("{", "[")) else "it is a text file"

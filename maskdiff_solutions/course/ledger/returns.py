@@ -12,6 +12,10 @@ A student with points still to grade by a person (written answers, drawings to r
 yet, never a grade that would drop when those points come: their line is left blank and named. A
 student who had points in an earlier grading of the workspace and of whom the last grading found
 nothing stops the export (`new_zeros`), unless the instructor says 0 is right (--allow-zeros).
+
+`before_export` runs every check that can stop `export` before it writes anything (exit 2 means the
+workspace is as it was): a grading to export, and with --to, the platform that grading was taken in
+from, its ids, new zeros and Canvas's column.
 """
 import csv
 import difflib
@@ -26,25 +30,80 @@ from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from ..layout import plural
 from ..records import totals
-from . import safekeeping
+from . import record, safekeeping
 from ..records.rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")
 MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
                   "Grade can be changed", "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+IDS = {"canvas": "Canvas user id: grade Canvas's submissions zip",
+       "moodle": "Moodle participant id: grade Moodle's download of all submissions"}
 
 
-def put_back(course, workspace, platform, rows, column=None):
-    """Write the platform's grade file (and its feedback) into workspace; returns (paths written,
-    [students left blank, with why])."""
-    workspace = Path(workspace)
+def before_export(course, workspace=None, platform=None, column=None, allow_zeros=False):
+    """Every check that can stop `export` (exit 2), run before it writes anything. Returns (the Canvas
+    column to write, a note for the instructor or "")."""
+    given, workspace = workspace is not None, course.workspace(workspace)
+    record.check(course, workspace)   # a record lost or at odds with the workspace stops it first
+    graded_in(workspace, given)
+    if not platform:
+        return column, ""
+    taken_in_from(workspace, platform)
+    if not allow_zeros:   # nobody zeroed by mistake
+        refuse_new_zeros(workspace, record.derived_rows(course, workspace))
+    if platform == "canvas":   # a wrong column zeroes nobody
+        return canvas_column(workspace, column, course.assignment)
+    return column, ""
+
+
+def graded_in(workspace, given=True):
+    """Stop where workspace holds no grading to export, naming the gradings near the current folder
+    (an instructor in grading/week1 who typed no --workspace exports the course root)."""
+    if record.results(workspace / record.DB_NAME):
+        return
+    missing = [record.DB_NAME]
+    near = [folder for folder in graded_near(Path.cwd()) if folder != workspace]
+    where = f"no {missing[0]} in {workspace}" + ("" if given else " (the course root: export reads it unless "
+                                                                   "--workspace names another)")
+    if not near:
+        raise FileNotFoundError(f"{where}: grade first "
+                                f"(python -m maskdiff_solutions grade DIR --workspace {workspace})")
+    how = " or ".join(f"`python -m maskdiff_solutions export --workspace {shlex.quote(str(folder))}`"
+                      for folder in near[:3])
+    found = f"a grading is in {near[0]}" if len(near) == 1 else f"gradings are in {', '.join(map(str, near[:3]))}"
+    raise FileNotFoundError(f"{where}; {found}: export with {how}")
+
+
+def graded_near(start):
+    """Folders holding a grading: start or the nearest one above it (absolute), else those up to two
+    levels below it (relative to start)."""
+    above = next((folder for folder in (start, *start.parents) if record.results(folder / record.DB_NAME)), None)
+    if above:
+        return [above.resolve()]
+    below = sorted({path.parent for pattern in (f"*/{record.DB_NAME}", f"*/*/{record.DB_NAME}")
+                    for path in start.glob(pattern) if record.results(path)})
+    return [folder.relative_to(start) for folder in below]
+
+
+def taken_in_from(workspace, platform):
+    """The grading's intake, where it was taken in from the platform's own export with its ids; else stop."""
     intake = Intake.load(workspace)
     if intake is None or intake.platform != platform:
         took = f"was taken in from {intake.platform}" if intake else f"has no intake.json ({CSV_NAME} alone)"
         raise ValueError(f"the grading in {workspace} {took}: `export --to {platform}` needs the ids {platform} "
                          f"wrote into its export; grade {platform}'s own export (with --roster) into this "
                          f"workspace first")
+    if not all(re.fullmatch(r"\d+", s.key) for s in intake.students.values()):
+        raise ValueError(f"some students have no {IDS[platform]}")
+    return intake
+
+
+def put_back(course, workspace, platform, rows, column=None):
+    """Write the platform's grade file (and its feedback) into workspace; returns (paths written,
+    [students left blank, with why])."""
+    workspace = Path(workspace)
+    intake = taken_in_from(workspace, platform)
     records = {record["student"]: record for record in totals.per_student(rows, intake)}
     blank = [(sid, _pending(record)) for sid, record in sorted(records.items()) if _pending(record)]
     if platform == "canvas":
@@ -112,8 +171,6 @@ def _grade(record, blank):
 
 
 def _canvas(course, workspace, intake, records, blank, column):
-    if not all(re.fullmatch(r"\d+", s.key) for s in intake.students.values()):
-        raise ValueError("some students have no Canvas user id: grade Canvas's submissions zip")
     path = workspace / "grades-canvas.csv"
     most = max((r["out_of"] for r in records.values()), default=0.0)
     with open(path, "w", newline="", encoding="utf-8") as handle:
@@ -132,8 +189,6 @@ def _canvas(course, workspace, intake, records, blank, column):
 
 
 def _moodle(course, workspace, intake, records, blank):
-    if not all(re.fullmatch(r"\d+", s.key) for s in intake.students.values()):
-        raise ValueError("some students have no Moodle participant id: grade Moodle's download of all submissions")
     path = workspace / "grades-moodle.csv"
     now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
     with open(path, "w", newline="", encoding="utf-8") as handle:

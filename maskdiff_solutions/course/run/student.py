@@ -146,6 +146,8 @@ def notebook_row(course, gradebook, work, student, name, info, unit, shadow, res
     if info is None:
         return Row(student, notebook, "missing", reason=f"{name} was not in the submission")
     row = Row(student, notebook, "graded", repairs="; ".join(info.changes))
+    if info.chosen_over:   # several files for one notebook: the newest graded, the others named
+        row.mark("graded", info.chosen_over)
     if info.problem:
         row.mark("failed", info.problem)
         return row

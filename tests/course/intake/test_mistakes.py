@@ -1,15 +1,21 @@
 """An instructor's wrong input stops `grade` before the workspace changes (course/intake/mistakes.py):
 a roster that is another platform's or another class's (exit 3), a batch in which most students handed
-in another notebook than the ones graded (exit 4); each says what it found and how to go on, and the
-overrides grade all the same. tests/course/records/test_round_trip.py does it on a graded workspace,
-whose export then stays as it was."""
+in another notebook than the ones graded, or another course's notebooks (exit 4), a file named .zip
+that is no zip (exit 2); each says what it found and how to go on, and the overrides grade all the
+same. tests/course/records/test_round_trip.py does it on a graded workspace, whose export then stays
+as it was."""
 import hashlib
+import json
+import re
+from pathlib import Path
 
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.intake import mistakes
+from maskdiff_solutions.course.intake import mistakes, platforms
 from tests.support import exports
+
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.slow  # the command line, five times: CI runs them, the inner loop does not
 
@@ -80,6 +86,54 @@ def test_a_collected_folder_of_another_notebook_stops_too(course, tmp_path, caps
     before = earlier_grading(tmp_path / "ws")
     assert grade(course, tmp_path / "collected", tmp_path / "ws", "--notebook", "01") == 4
     assert snapshot(tmp_path / "ws") == before and NB02 in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("data, looks", [(b"student,notebook\nann,01\n", "it is a text file"),
+                                         (b"<!DOCTYPE html><html><body>Sign in</body></html>", "it is an HTML page"),
+                                         (b"", "it is empty")])
+def test_a_file_named_zip_that_is_no_zip_is_said_so(course, tmp_path, capsys, data, looks):
+    """A browser's saved sign-in page, or a text file, under the export's name: what it is, and where the
+    guide says what grade takes (a heading of docs/grading.md)."""
+    (tmp_path / "submissions.zip").write_bytes(data)
+    before = earlier_grading(tmp_path / "ws")
+    assert grade(course, tmp_path / "submissions.zip", tmp_path / "ws", "--notebook", "01") == 2
+    said = capsys.readouterr().err
+    assert f"submissions.zip is not a zip file: {looks}" in said and f"see {platforms.COLLECT_GUIDE}" in said
+    page, anchor = platforms.COLLECT_GUIDE.split("#")
+    headings = re.findall(r"^#+ (.+)$", (ROOT / page).read_text(), re.MULTILINE)
+    assert anchor in [re.sub(r"\s+", "-", re.sub(r"[^\w\s-]", "", h).strip().lower()) for h in headings]
+    assert snapshot(tmp_path / "ws") == before
+
+
+def test_another_courses_export_stops_grading_and_names_what_it_holds(course, tmp_path, capsys):
+    """Every student of another course's zip would be graded missing without a word."""
+    other = {"cells": [{"cell_type": "code", "metadata": {}, "source": "print('lab')", "outputs": [],
+                        "execution_count": None}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    data = json.dumps(other).encode()
+    export = exports.write_zip(tmp_path / "other.zip", {"doejane_4242_1001_hw1.ipynb": data,
+                                                        "smithbob_5151_1002_lab2.ipynb": data,
+                                                        "smithbob_5151_1003_notes.pdf": b"%PDF-1.4"})
+    before = earlier_grading(tmp_path / "ws")
+    assert grade(course, export, tmp_path / "ws", "--notebook", "01") == 4
+    said = capsys.readouterr().err
+    assert "none of the 2 notebooks handed in is a notebook of this course" in said
+    assert "hw1.ipynb, lab2.ipynb" in said and ", ".join(course.notebooks()) in said and "--any-notebooks" in said
+    assert snapshot(tmp_path / "ws") == before
+
+
+def test_notebooks_of_the_course_under_names_of_their_own_are_no_other_course(course, tmp_path):
+    """Grading finds a notebook by its cells whatever its name: so does the stop."""
+    names = course.notebooks()
+    homework = tmp_path / "homework.ipynb"
+    homework.write_bytes((course.release_dir / NB02).read_bytes())
+    lab = tmp_path / "lab2.ipynb"
+    lab.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    mistakes.check_course({"a": {"homework.ipynb": homework}, "b": {"lab2.ipynb": lab}}, names, course.release_dir)
+    mistakes.check_course({"a": {"lab2.ipynb": lab}, "b": {"work.zip": lab}}, names, course.release_dir)  # unjudged
+    mistakes.check_course({"a": {"notes.pdf": lab}}, names, course.release_dir)   # no notebook: missing says it
+    with pytest.raises(mistakes.OtherCourse, match="lab2.ipynb"):
+        mistakes.check_course({"b": {"lab2.ipynb": lab}}, names, course.release_dir)
+    assert mistakes.OtherCourse.status == mistakes.WrongNotebooks.status
 
 
 def test_what_is_not_a_mistake_goes_through():

@@ -197,7 +197,7 @@ def test_a_zip_that_lies_about_its_size_stops_at_the_budget(tmp_path):
 
 def test_a_broken_export_zip_is_said_not_dropped(course, tmp_path):
     (tmp_path / "canvas.zip").write_bytes(b"PK\3\4 truncated")
-    with pytest.raises(ValueError, match="it is empty"):
+    with pytest.raises(ValueError, match=r"canvas.zip is not a zip file: it starts as a zip but is cut off"):
         platforms.take_in(course, tmp_path / "canvas.zip", tmp_path / "ws")
 
 
@@ -238,3 +238,11 @@ def test_canvas_test_student_is_named_when_left_out_and_counts_read_right(course
         in intake.notes
     assert "9999" not in {s.key for s in intake.students.values()}
     assert (plural(1, "student"), plural(2, "student"), plural(1.5, "point")) == ("1 student", "2 students", "1.5 points")
+
+
+def test_a_zip_of_student_folders_is_taken_in(course, tmp_path):
+    """collected/ zipped, no roster: staged like any export (it was opened as a folder, and failed)."""
+    export = exports.write_zip(tmp_path / "class.zip", {f"ann/{NB01}": b"{}", f"bo/Copy of {NB01}": b"{}"})
+    folder, intake = platforms.take_in(course, export, tmp_path / "ws")
+    assert intake.platform == "collected" and set(intake.students) == {"ann", "bo"}
+    assert staged_files(folder / "bo") == {f"Copy of {NB01}"}

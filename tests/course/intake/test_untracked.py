@@ -4,6 +4,7 @@ where git would track them, and following docs/platforms/canvas.md inside a clon
 clean."""
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -35,9 +36,33 @@ def test_a_workspace_git_would_track_is_found_and_one_it_ignores_is_not(tmp_path
     assert untracked.tracked_files(tmp_path / "elsewhere") == ([], None)   # no work tree: nothing to say
     with pytest.raises(untracked.TrackedWorkspace, match=r"add `marks/` to .*\.gitignore.*--workspace-in-git"):
         untracked.check(repo / "marks" / "week1")
-    with pytest.raises(untracked.TrackedWorkspace, match=r"add `autograded/` and `feedback-canvas/`"):
+    added = r"add `.grading-staging/` and `.intake-export/` and `autograded/` and `earlier-gradings/` and `feedback-canvas/`"
+    with pytest.raises(untracked.TrackedWorkspace, match=added):
         untracked.check(repository(tmp_path / "bare", "submitted/\nfeedback/\n*.db\ngrades-*.csv\nintake/\n"
-                                                      "intake.json\nfeedback-moodle.zip\n"))
+                                                      "intake.json\nintake-unmatched/\nfeedback-moodle.zip\n"))
+
+
+def test_the_folders_grading_keeps_students_files_in_are_ignored_wherever_they_are(tmp_path):
+    """The earlier gradings `undo` puts back and a grading's staging folder hold students' files: git
+    ignores them at the course root and in any workspace, and a repository that would track them stops
+    `grade`, naming them."""
+    from maskdiff_solutions.course.records import safekeeping
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    kept = f"{safekeeping.EARLIER}/0001-2025-12-01-100000"
+    for where in ("", "grading/week1/"):   # the course root is the default workspace
+        for path in (f"{kept}/intake.json", f"{kept}/submitted/ann/maskdiff/01.ipynb", ".grading-staging/ann/x.ipynb"):
+            done = subprocess.run(["git", "check-ignore", "--no-index", "-q", where + path], cwd=ROOT)
+            assert done.returncode == 0, f"git would track {where + path}"
+    assert untracked.tracked_files(ROOT) == ([], ROOT.resolve())
+    old_rules = "submitted/\nautograded/\nfeedback/\n*.db\ngrades-*.csv\nfeedback-canvas/\nfeedback-moodle.zip\n" \
+                "/intake/\n/intake.json\n/intake-unmatched/\n/.intake-export/\n"
+    repo = repository(tmp_path / "course", old_rules)
+    tracked = untracked.tracked_files(repo)[0]
+    assert {name.split("/")[0] for name in tracked} == {safekeeping.EARLIER, ".grading-staging"}
+    assert f"{safekeeping.EARLIER}/0001-when/intake.json" in tracked    # kept out by `/intake.json` at the top only
+    with pytest.raises(untracked.TrackedWorkspace, match=r"add `.grading-staging/` and `earlier-gradings/`"):
+        untracked.check(repo)
 
 
 def test_every_workspace_the_docs_suggest_is_ignored_by_the_course():
