@@ -77,7 +77,7 @@ class Report:
 
 
 def write_csv(rows, path):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
         writer.writeheader()
         for row in rows:
@@ -140,7 +140,7 @@ def read_csv(path):
     """Rows of a grades-by-notebook.csv, typed as grading wrote them."""
     kinds = {f.name: f.type for f in fields(Row)}
     rows = []
-    with open(path, newline="") as handle:
+    with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         missing = set(kinds) - set(reader.fieldnames or []) - {"review", "late"}  # newer than some CSVs
         if missing:
