@@ -5,12 +5,14 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from maskdiff_solutions.course import cli
-from maskdiff_solutions.course.records.rows import CSV_NAME
+from maskdiff_solutions.course.ledger import record
+from maskdiff_solutions.course.records.rows import CSV_NAME, Row
 from tests.support.roots import fake_course
 from tests.support.venvs import make_venv
 
@@ -124,12 +126,12 @@ def test_export_in_a_workspace_folder_names_the_workspace_to_export(tmp_path, mo
     root = fake_course(tmp_path / "course", "")
     week1 = root / "grading" / "week1"
     week1.mkdir(parents=True)
-    (week1 / CSV_NAME).write_text("student,notebook,status\n")
-    (week1 / "gradebook.db").write_bytes(b"")
+    with closing(record.connect(week1 / record.DB_NAME)) as con:   # the record of a grading
+        record.put_result(con, Row("ann", "01_noise_for_words", "missing"))
     monkeypatch.chdir(week1)
     assert cli.main(["export"]) == 2
     err = capsys.readouterr().err
-    assert f"no {CSV_NAME} in {root.resolve()} (the course root" in err
+    assert f"no grading in {root.resolve()} (the course root" in err
     assert f"export with `python -m maskdiff_solutions export --workspace {week1.resolve()}`" in err
     monkeypatch.chdir(root)
     assert cli.main(["export"]) == 2

@@ -11,7 +11,7 @@ RESULTS = ("submitted/s/n/n.ipynb", "autograded/s/n/n.ipynb", "feedback/s/n/n.ht
            "grades-by-notebook.csv", "grades-by-student.csv", "intake/s/n.ipynb", "intake.json",
            "intake-unmatched/x.ipynb", ".intake-export/x.ipynb", "grades-canvas.csv", "grades-moodle.csv",
            "feedback-canvas/1.html", "feedback-moodle.zip")
-# Folders that hold copies of those: the gradings kept for `undo` (records/safekeeping.py) and a grading's
+# Folders that hold copies of those: the gradings kept for `undo` (ledger/safekeeping.py) and a grading's
 # files before they are put in place. Each copy is probed, as an anchored line (`/intake.json`, as in the
 # course's own .gitignore) keeps out the workspace's file and not its copy.
 COPIES = ("earlier-gradings/0001-when", ".grading-staging")

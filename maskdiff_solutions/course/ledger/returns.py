@@ -62,9 +62,8 @@ def graded_in(workspace, given=True):
     (an instructor in grading/week1 who typed no --workspace exports the course root)."""
     if record.results(workspace / record.DB_NAME):
         return
-    missing = [record.DB_NAME]
     near = [folder for folder in graded_near(Path.cwd()) if folder != workspace]
-    where = f"no {missing[0]} in {workspace}" + ("" if given else " (the course root: export reads it unless "
+    where = f"no grading in {workspace}" + ("" if given else " (the course root: export reads it unless "
                                                                    "--workspace names another)")
     if not near:
         raise FileNotFoundError(f"{where}: grade first "

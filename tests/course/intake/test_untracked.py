@@ -46,7 +46,7 @@ def test_the_folders_grading_keeps_students_files_in_are_ignored_wherever_they_a
     """The earlier gradings `undo` puts back and a grading's staging folder hold students' files: git
     ignores them at the course root and in any workspace, and a repository that would track them stops
     `grade`, naming them."""
-    from maskdiff_solutions.course.records import safekeeping
+    from maskdiff_solutions.course.ledger import safekeeping
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
     kept = f"{safekeeping.EARLIER}/0001-2025-12-01-100000"
