@@ -10,6 +10,7 @@ solution cells filled in, and grades-by-student.csv with names as a platform's r
 - hal's file is cut off mid-JSON.
 
 Used by tests/course/integrity/test_similarity.py and benchmarks/similarity.py."""
+import copy
 import csv
 import json
 import random
@@ -274,7 +275,8 @@ def synthetic(course, workspace, students, seed=0):
     """`students` synthetic students for the benchmark, each handing in every notebook: notebook 01's
     solution cells drawn one by one from the five solutions above (so many pairs share a function, and
     some a whole notebook), the later notebooks' from the reference solution (every pair alike: the
-    dearest case), one student in ten leaving the release's stubs."""
+    dearest case), each solution cell signed with a comment of its own (so no two students' texts are
+    one), one student in ten leaving the release's stubs."""
     rng = random.Random(seed)
     release01 = json.loads((course.release_dir / NOTEBOOK).read_text())
     solved = {name: nbtools.solved(nbtools.read(course.source_dir / name), nbtools.read(course.release_dir / name))
@@ -282,9 +284,15 @@ def synthetic(course, workspace, students, seed=0):
     for i in range(students):
         folder = workspace / "submitted" / f"student{i:03d}" / course.assignment
         folder.mkdir(parents=True)
-        stub = rng.random() < 0.1
-        cells = {gid: SOLUTIONS[rng.choice(sorted(SOLUTIONS))][gid] for gid in ANA} if not stub else {}
+        if rng.random() < 0.1:
+            for name in course.notebooks():
+                (folder / name).write_bytes((course.release_dir / name).read_bytes())
+            continue
+        cells = {gid: SOLUTIONS[rng.choice(sorted(SOLUTIONS))][gid] + f"\n# student {i}" for gid in ANA}
         (folder / NOTEBOOK).write_text(json.dumps(notebook(release01, cells)))
         for name, nb in solved.items():
-            target = nbtools.read(course.release_dir / name) if stub else nb
-            nbtools.write(target, folder / name)
+            nb = copy.deepcopy(nb)
+            for cell in nb.cells:
+                if nbtools.is_solution(cell) and cell.cell_type == "code":
+                    cell.source += f"\n# student {i}"
+            nbtools.write(nb, folder / name)

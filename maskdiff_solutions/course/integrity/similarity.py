@@ -50,21 +50,31 @@ class Cell:
 
 @dataclass
 class Part:
-    """One student's code (or written answers) of one notebook: where each fingerprint lies, and the
-    tokens of their own (copydetect's token coverage, the release left out)."""
+    """One student's code (or written answers) of one notebook: each fingerprint's cell and position in
+    the filtered cell, in that order, its distinct fingerprints sorted, and the tokens of their own
+    (copydetect's token coverage, the release left out)."""
     student: str
     cells: list
-    where: dict = field(default_factory=dict)   # fingerprint -> [(cell index, position in the filtered cell)]
-    tokens: int = 0
+    hashes: np.ndarray    # the fingerprint at each (cell, position) below
+    cell: np.ndarray
+    position: np.ndarray
+    distinct: np.ndarray  # sorted
+    tokens: int
 
     @classmethod
     def of(cls, student, cells):
-        part = cls(student, cells)
-        for i, cell in enumerate(cells):
-            for value, positions in cell.fingerprint.hash_idx.items():
-                part.where.setdefault(int(value), []).extend((i, int(p)) for p in positions)
-            part.tokens += int(cell.fingerprint.token_coverage)
-        return part
+        found = sorted((i, int(at), int(value)) for i, cell in enumerate(cells)
+                       for value, positions in cell.fingerprint.hash_idx.items() for at in positions)
+        table = np.array(found, dtype=np.int64).reshape(-1, 3)
+        return cls(student, cells, table[:, 2], table[:, 0], table[:, 1], np.unique(table[:, 2]),
+                   sum(int(cell.fingerprint.token_coverage) for cell in cells))
+
+    def shared_with(self, other):
+        """Whether each of this part's fingerprints is one of `other`'s too."""
+        if not len(other.distinct) or not len(self.hashes):
+            return np.zeros(len(self.hashes), dtype=bool)
+        at = np.minimum(np.searchsorted(other.distinct, self.hashes), len(other.distinct) - 1)
+        return other.distinct[at] == self.hashes
 
 
 @dataclass(frozen=True)
@@ -213,36 +223,41 @@ def names_in(workspace):
         return {}
 
 
-def covered(part, shared, unfiltered=False):
-    """(tokens of the part lying in stretches whose fingerprints are in `shared`, {cell index: 2xN
-    [starts, ends]} in each cell's own text when `unfiltered`), as copydetect's compare_files."""
-    positions = {}
-    for value in shared:
-        for i, position in part.where[value]:
-            positions.setdefault(i, []).append(position)
-    matched, slices = 0, {}
-    for i, found in positions.items():
-        cut = get_copied_slices(np.array(found), NOISE)
-        matched += int(np.sum(cut[1] - cut[0]))
-        if unfiltered:
-            offsets = part.cells[i].fingerprint.offsets
-            if len(offsets) > 0:   # filtered positions back to the text, as compare_files does
-                cut = cut + offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], cut), 0, offsets.shape[0] - 1)]
-            slices[i] = cut
-    return matched, slices
+def matched(part, shared):
+    """The tokens of the part lying in stretches of fingerprints marked `shared`: within each cell, the
+    union of the NOISE characters each one starts (what copydetect's compare_files counts, from
+    get_copied_slices), over every cell at once."""
+    cell, position = part.cell[shared], part.position[shared]
+    if not len(position):
+        return 0
+    same = cell[1:] == cell[:-1]
+    return int(np.where(same, np.minimum(position[1:] - position[:-1], NOISE), NOISE).sum()) + NOISE
+
+
+def slices(part, shared):
+    """{cell index: 2xN [starts, ends]} of the stretches of fingerprints marked `shared`, in each
+    cell's own text (copydetect's get_copied_slices, mapped back through the filter's offsets as
+    compare_files maps them)."""
+    found = {}
+    for i in np.unique(part.cell[shared]):
+        cut = get_copied_slices(part.position[shared & (part.cell == i)], NOISE)
+        offsets = part.cells[i].fingerprint.offsets
+        if len(offsets) > 0:
+            cut = cut + offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], cut), 0, offsets.shape[0] - 1)]
+        found[int(i)] = cut
+    return found
 
 
 def pairs_of(parts, notebook, part):
     """Every pair of students with code of their own here that shares some, ranked."""
     own = [parts[s] for s in sorted(parts) if parts[s].tokens]
-    keys = {p.student: set(p.where) for p in own}
     found = []
     for i, a in enumerate(own):
         for b in own[i + 1:]:
-            shared = keys[a.student] & keys[b.student]
-            if shared:
-                found.append(Pair(a.student, b.student, notebook, part, covered(a, shared)[0],
-                                  covered(b, shared)[0], a.tokens, b.tokens))
+            mine = a.shared_with(b)
+            if mine.any():
+                found.append(Pair(a.student, b.student, notebook, part, matched(a, mine),
+                                  matched(b, b.shared_with(a)), a.tokens, b.tokens))
     return sorted(found, key=Pair.rank)
 
 
@@ -281,7 +296,7 @@ def compare(course, workspace, notebooks=None, answers=False):
                 notes.append(f"{student} {name}: left out, {err}")
     units = []
     for part in (CODE, ANSWERS) if answers else (CODE,):
-        given = boilerplate(course, part)
+        given, known = boilerplate(course, part), {}   # known: a text's fingerprint (the stubs many hand in)
         for name in names:
             parts = {}
             for student in everyone:
@@ -294,7 +309,9 @@ def compare(course, workspace, notebooks=None, answers=False):
                         notes.append(f"{student} {name} {nbtools.grade_id(cell)}: only its first "
                                      f"{MAX_CELL_CHARS:,} characters compared")
                         text = text[:MAX_CELL_CHARS]
-                    cells.append(Cell(str(nbtools.grade_id(cell)), text, fingerprint(text, part, given)))
+                    if text not in known:
+                        known[text] = fingerprint(text, part, given)
+                    cells.append(Cell(str(nbtools.grade_id(cell)), text, known[text]))
                 parts[student] = Part.of(student, cells)
             if parts:   # a notebook nobody handed in has no section
                 stem = name.removesuffix(".ipynb")

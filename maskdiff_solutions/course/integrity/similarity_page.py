@@ -45,10 +45,9 @@ def view(unit, pair):
     """The cells of a pair that hold a match on either side, lined up by grade_id:
     [(grade_id, (text, [(start, end)]) or None for a, the same for b)]."""
     a, b = unit.parts[pair.a], unit.parts[pair.b]
-    shared = set(a.where) & set(b.where)
     sides = []
-    for part in (a, b):
-        slices = sim.covered(part, shared, unfiltered=True)[1]
+    for part, other in ((a, b), (b, a)):
+        slices = sim.slices(part, part.shared_with(other))
         cells = {cell.grade_id: (cell.text, [(int(s), int(e)) for s, e in zip(*slices[i])] if i in slices else [])
                  for i, cell in enumerate(part.cells)}
         sides.append((cells, [part.cells[i].grade_id for i in sorted(slices)]))
