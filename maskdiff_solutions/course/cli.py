@@ -1,6 +1,6 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, undo, publish, gradescope,
-check-setup, demo.
+console script installed with the package). Commands: release, grade, export, undo, similarity, publish,
+gradescope, check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
 it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
@@ -35,6 +35,9 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
                                 "points in an earlier grading and of whom the last found nothing (--allow-zeros)"},
         "undo": {0: "the workspace's latest earlier grading put back (what it replaced kept beside it)",
                  2: STOPPED + ", or the workspace keeps no earlier grading"},
+        "similarity": {0: "the report and the CSV written (a notebook that could not be read is left out, named "
+                          "on stderr and in the report)",
+                       2: STOPPED + ", or no graded workspace there (no submitted/ folder)"},
         "publish": {0: "release/ brought up to date and the students' repository written",
                     2: STOPPED + ", a file that would leak a solution, or one edited since the last publish"},
         "gradescope": {0: "the autograder zip written", 2: STOPPED},
@@ -131,6 +134,18 @@ def parser():
                              "an earlier grading and of whom the last grading found nothing (it stops otherwise)")
     undo = commands.add_parser("undo", parents=[common, graded], help="put back the workspace as it was before its last "
                                "grading (grade keeps it in earlier-gradings/ before it changes anything)")
+    similar = commands.add_parser("similarity", parents=[common, graded], help="compare the students' solution "
+                                  "cells, notebook by notebook (copydetect): a report of the pairs most alike, a "
+                                  "reason to look, never a verdict")
+    similar.add_argument("--out", metavar="DIR",
+                         help="where report.html and similarity.csv go (default: WORKSPACE/similarity)")
+    similar.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                         help="compare only this notebook (01, or 01_noise_for_words); repeat for more; default: all")
+    similar.add_argument("--answers", action="store_true",
+                         help="compare the written answers (markdown cells graded by a person) too")
+    similar.add_argument("--top", type=int, default=20, metavar="N",
+                         help="pairs listed, with their code, in each table of the report (default 20; the CSV "
+                              "holds every pair that shares anything)")
     publish = commands.add_parser("publish", parents=[common], help="release, then write the students' "
                                   "public repository (release notebooks and their README) into DIR")
     publish.add_argument("directory", metavar="DIR",
@@ -237,6 +252,13 @@ def dispatch(args):
             put, about, replaced = undo(workspace)
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
               f"replaced is kept in {replaced}")
+        return 0
+    if args.command == "similarity":
+        from .integrity.similarity_page import closing, report
+        result, page, table = report(course, args.workspace, args.out, args.notebooks, args.answers, args.top)
+        for note in result.notes:
+            print(note, file=sys.stderr)
+        print("\n".join(closing(result, page, table)))
         return 0
     if args.command == "publish":
         from .term.publish import closing, publish

@@ -15,7 +15,7 @@ COURSE = Path(course_package.__file__).resolve().parent
 PACKAGE = "maskdiff_solutions.course"
 # Bottom to top: a wing may import itself and the wings before it. layout.py is under them all (it
 # imports nothing of course/), the command line over them all (no wing imports it).
-WINGS = ("intake", "sandbox", "records", "ledger", "run", "term")
+WINGS = ("intake", "sandbox", "records", "ledger", "integrity", "run", "term")
 TOP = {"cli", "cli_reference"}
 BASE = {"layout"}
 MAX_LINES = 350

@@ -35,7 +35,8 @@ def test_the_cli_finds_the_course_root_above_the_current_folder(course, monkeypa
 
 @pytest.mark.parametrize("path", ["collected/a/01_noise_for_words.ipynb", "submitted/a/maskdiff/x.ipynb",
                                   "feedback/a/maskdiff/x.html", "autograded/a/maskdiff/x.ipynb",
-                                  "gradebook.db", CSV_NAME, "grades.csv", "grading-summary.png"])
+                                  "gradebook.db", CSV_NAME, "grades.csv", "grading-summary.png",
+                                  "similarity/report.html", "similarity/similarity.csv"])
 def test_student_data_and_grading_output_are_ignored_by_git(path):
     if shutil.which("git") is None:
         pytest.skip("no git")
