@@ -55,7 +55,7 @@ def test_the_folders_grading_keeps_students_files_in_are_ignored_wherever_they_a
             done = subprocess.run(["git", "check-ignore", "--no-index", "-q", where + path], cwd=ROOT)
             assert done.returncode == 0, f"git would track {where + path}"
     assert untracked.tracked_files(ROOT) == ([], ROOT.resolve())
-    old_rules = "submitted/\nautograded/\nfeedback/\n*.db\ngrades-*.csv\nfeedback-canvas/\nfeedback-moodle.zip\n" \
+    old_rules = "submitted/\nautograded/\nfeedback/\n*.db\ngrades-*.csv\nfeedback-canvas/\nfeedback-moodle.zip\nsimilarity/\n" \
                 "/intake/\n/intake.json\n/intake-unmatched/\n/.intake-export/\n"
     repo = repository(tmp_path / "course", old_rules)
     tracked = untracked.tracked_files(repo)[0]
