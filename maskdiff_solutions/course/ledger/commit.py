@@ -251,7 +251,10 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
                     carried, dropped[row.notebook] = _carry(con, key, old, before, new_digests[row.notebook], cells)
                     kept_grades += len(carried)
                     put_answers(con, student, row.notebook, new_digests[row.notebook])
-                else:
+                elif scratch_db.is_file() and _holds_submission(con, student, assignment):
+                    _take(con, key, student, assignment)   # nbgrader's own record of a notebook it had no file of: 0
+                    put_answers(con, student, row.notebook, {})
+                else:   # nothing graded of this student now (--replace of an absent one): it leaves formgrader
                     _drop(con, key)
                     put_answers(con, student, row.notebook, {})
                 if dropped.get(row.notebook):

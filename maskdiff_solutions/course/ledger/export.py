@@ -21,8 +21,8 @@ def export(course, workspace=None):
     {student: why their feedback could not be made})."""
     workspace = Path(workspace or course.root).resolve()
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
-    commit.recover(workspace)
     record.check(course, workspace)
+    commit.recover(workspace)
     db = workspace / record.DB_NAME
     if not record.results(db):
         raise FileNotFoundError(f"no grading in {workspace}: grade first "

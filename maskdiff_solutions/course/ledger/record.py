@@ -50,8 +50,13 @@ def connect(db):
 def has_record(db):
     if not Path(db).is_file():
         return False
-    with closing(sqlite3.connect(str(db))) as con:
-        return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'maskdiff_result'").fetchone() is not None
+    try:
+        with closing(sqlite3.connect(str(db))) as con:
+            return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'maskdiff_result'").fetchone() is not None
+    except sqlite3.DatabaseError:
+        raise RecordError(f"{db} is not a database (damaged, or another file put in its place): "
+                          f"`python -m maskdiff_solutions undo --workspace {Path(db).parent}` puts back the latest "
+                          f"earlier grading; nothing was done") from None
 
 
 def results(db):

@@ -106,12 +106,12 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     sandbox = resolve_mode(sandbox)
     workspace.mkdir(parents=True, exist_ok=True)
     held = safekeeping.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
-    commit.recover(workspace)           # a grading killed mid-commit: its committed students finished
-    record.check(course, workspace)     # a record lost or at odds with the workspace stops everything
     # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
     aside, why = {}, f"grading {', '.join(Path(name).stem[:2] for name in selected)} from {Path(submissions).name}"
 
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
+        record.check(course, workspace)   # a record lost or at odds with the workspace stops everything
+        commit.recover(workspace)         # a grading killed mid-commit: its committed students finished
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
