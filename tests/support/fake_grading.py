@@ -13,8 +13,10 @@ can be tested through the command line in milliseconds.
 - `maskdiff_solutions.course.run.batch.warm_caches()` (notebook 03's stand-in networks) by "";
 - `maskdiff_solutions.course.records.summary.plot(report, path)` (the PNG: matplotlib) by nothing;
 - `maskdiff_solutions.course.records.export.feedback(course, workspace, students)` (nbgrader's
-  generate_feedback, ~0.3 s a notebook) by `write_page` for every autograded notebook of those
-  students, so that `export` remakes pages from the gradebook the same way grading made them;
+  generate_feedback, ~0.3 s a notebook) by `fake_feedback`: `write_page` for every autograded notebook
+  of those students, so that `export` remakes pages from the gradebook the same way grading made them,
+  after removing the student's feedback folder as nbgrader's --force does (and failing, with the folder
+  gone, where the gradebook lacks the submission: nbgrader's MissingEntry);
 - where the environment names a stop (`STOP`, below), a few steps of `batch` (`safekeeping.keep` as
   batch calls it, `merge_student`, `copy_regular_files`, `everyone`, `write_csv`, `state.save` through
   `rerun.State.save`) are wrapped so that the process signals itself at the k-th step.
@@ -56,6 +58,7 @@ itself SIGINT or SIGKILL at the k-th step it counts (1-based): each start of a s
 one line per step counted to FILE (an uninterrupted run tells a test how many there are).
 MASKDIFF_FAKE_TEMPLATE=FILE: the filled gradebook to copy (a subprocess then need not make one).
 """
+import atexit
 import functools
 import html
 import os
@@ -270,13 +273,35 @@ def read_page(path):
 
 
 def fake_feedback(course, workspace, students):
-    """`export.feedback`: every autograded notebook's page made again from the gradebook."""
-    workspace = Path(workspace)
+    """`export.feedback`: each student's pages made again from the gradebook, as nbgrader's
+    GenerateFeedback (--force) does it: the student's feedback folder removed, then a page for each
+    autograded notebook; a notebook the gradebook has no submission of fails the student (nbgrader's
+    MissingEntry), whose folder is then removed again. Returns {student: why it failed}."""
+    workspace, failed = Path(workspace), {}
     for student in students:
+        folder = workspace / "feedback" / student / course.assignment
+        shutil.rmtree(folder, ignore_errors=True)
         for graded in sorted((workspace / "autograded" / student / course.assignment).glob("*.ipynb")):
-            write_page(workspace / "gradebook.db", course.assignment, student, graded.stem,
-                       workspace / "feedback" / student / course.assignment / f"{graded.stem}.html")
-    return {}
+            if not has_notebook(workspace / "gradebook.db", student, course.assignment, graded.stem):
+                failed[student] = (f"MissingEntry: no submission of {graded.stem} by {student} in the gradebook "
+                                   f"(nbgrader's GetGrades)")
+                shutil.rmtree(folder, ignore_errors=True)
+                break
+            write_page(workspace / "gradebook.db", course.assignment, student, graded.stem, folder / f"{graded.stem}.html")
+    return failed
+
+
+def has_notebook(db, student, assignment, notebook):
+    if not Path(db).is_file():
+        return False
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT COUNT(*) FROM submitted_notebook sn JOIN notebook n ON sn.notebook_id = n.id "
+                           "JOIN submitted_assignment sa ON sn.assignment_id = sa.id JOIN assignment a ON "
+                           "sa.assignment_id = a.id WHERE sa.student_id = ? AND a.name = ? AND n.name = ?",
+                           (student, assignment, notebook)).fetchone()[0] > 0
+    finally:
+        con.close()
 
 
 # --------------------------------------------------------------------------- the gradebook's template
@@ -289,6 +314,7 @@ def template_gradebook(course_root):
     if given:
         return Path(given)
     folder = Path(tempfile.mkdtemp(prefix="maskdiff-fake-template-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     generate(Course.load(course_root), folder / "release", folder / "ws")
     return folder / "ws" / "gradebook.db"
 
