@@ -130,3 +130,20 @@ def hand_grade(workspace, student, notebook, cell, points, comment=None):
         if comment is not None:
             gb.find_comment(cell, notebook, ASSIGNMENT, student).manual_comment = comment
         gb.db.commit()
+
+
+def differences(now, then, most=6):
+    """Where two records (nested dicts) differ, in a few words: 'part: key' for each key (at most `most`)."""
+    out = []
+    for part in sorted(set(now) | set(then)):
+        a, b = now.get(part), then.get(part)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            keys = sorted((k for k in set(a) | set(b) if a.get(k) != b.get(k)), key=str)
+            out += [f"{part}: {k}: {a.get(k, '(none)')!r} against {b.get(k, '(none)')!r}"[:300] for k in keys[:most]]
+            if len(keys) > most:
+                out.append(f"{part}: and {len(keys) - most} more")
+        else:
+            out.append(f"{part}: differs")
+    return out
