@@ -108,7 +108,7 @@ def assert_each_student_before_or_after(term, workspace, parts=("gradebook", "fi
         was = {k: v for k, v in records.student_record(term["before"], student).items() if k in parts}
         will = {k: v for k, v in records.student_record(term["after"], student).items() if k in parts}
         if now not in (was, will):
-            pytest.fail(f"{student} is neither as before nor as after the grading; against before: "
+            raise AssertionError(f"{student} is neither as before nor as after the grading; against before: "
                         f"{records.differences(now, was, 3)}; against after: {records.differences(now, will, 3)}")
 
 
