@@ -223,8 +223,9 @@ class Term(RuleBasedStateMachine):
         args += ["--roster", self.roster] if self.MODE == "canvas" else []
         return args + (["--only-changed"] if only_changed else [])
 
-    def graded_now(self, notebooks, people):
-        """The model after a grading of `notebooks` from a batch of `people`'s files."""
+    def graded_now(self, notebooks, people, only_changed=False):
+        """The model after a grading of `notebooks` from a batch of `people`'s files (only_changed: a
+        notebook handed in as it was graded may keep its page as it was)."""
         everyone = range(len(CLASS)) if self.MODE == "canvas" else people
         for p in everyone:
             for nb in notebooks:
@@ -241,7 +242,8 @@ class Term(RuleBasedStateMachine):
                         now.changed |= {c for c in before.changed if c not in now.hand}
                     self.graded[(p, nb)] = now
                     self.rows_due[(p, nb)] = "graded"
-                    self.fresh_pages.add((p, nb))
+                    if not (only_changed and before is not None and before.spec == spec):
+                        self.fresh_pages.add((p, nb))
                 elif before is None:
                     self.rows_due[(p, nb)] = "missing"
         self.fresh_rows = set(self.graded)
@@ -273,7 +275,11 @@ class Term(RuleBasedStateMachine):
         notebook = data.draw(st.sampled_from(sorted(NOTEBOOKS)), label="notebook")
         if data.draw(st.booleans(), label="the same again") and (person, notebook) in self.handed:
             return   # an unchanged copy: the next batch holds the same content
-        self.handed[(person, notebook)] = data.draw(specs(notebook), label="spec")
+        self.give(person, data.draw(specs(notebook), label="spec"))
+
+    def give(self, person, spec):
+        """The student's folder now holds this notebook."""
+        self.handed[(person, spec.notebook)] = spec
 
     @rule(notebooks=st.sets(st.sampled_from(sorted(NOTEBOOKS)), min_size=1),
           people=st.sets(st.integers(0, len(CLASS) - 1), min_size=1), only_changed=st.booleans())
@@ -286,17 +292,21 @@ class Term(RuleBasedStateMachine):
             return
         assert status == 0, f"grade exited {status}: {err[-800:]}"
         self.keep_aside(had_results)
-        self.graded_now(notebooks, people)
+        self.graded_now(notebooks, people, only_changed)
 
     @precondition(lambda self: self.graded)
     @rule(data=st.data())
     def hand_grade(self, data):
         key = data.draw(st.sampled_from(sorted(self.graded)), label="graded notebook")
-        graded = self.graded[key]
         cell = data.draw(st.sampled_from(ANSWERS[key[1]]), label="cell")
         most = maxima(key[1])[cell]
         points = data.draw(st.sampled_from([0.0, most / 2, most]), label="points")
         comment = data.draw(st.sampled_from(["", "Good.", "Say why, please.", "Très bien: ½ point more."]), label="comment")
+        self.grade_by_hand(key, cell, points, comment)
+
+    def grade_by_hand(self, key, cell, points, comment):
+        """formgrader: a person grades the answer `cell` of (person, notebook) `key`."""
+        graded = self.graded[key]
         records.hand_grade(self.ws, self.ids[key[0]], STEM[key[1]], cell, points, comment)
         graded.hand[cell] = (points, comment)
         graded.changed.discard(cell)
@@ -343,13 +353,16 @@ class Term(RuleBasedStateMachine):
     def lose_a_derived_file(self, which, data):
         if which == "page":
             pages = sorted(self.ws.glob("feedback/*/*/*.html"))
-            if not pages:
-                return
-            path = data.draw(st.sampled_from(pages), label="page")
-        else:
-            path = self.ws / DERIVED[which]
-            if not path.is_file():
-                return
+            if pages:
+                self.lose(data.draw(st.sampled_from(pages), label="page"))
+        elif (self.ws / DERIVED[which]).is_file():
+            self.lose(self.ws / DERIVED[which])
+
+    def lose_csv(self):
+        self.lose(self.ws / CSV_NAME)
+
+    def lose(self, path):
+        """A derived file deleted (by hand, a sync tool, a full disk)."""
         self.deleted = (path, path.read_bytes())
         path.unlink()
 
@@ -368,10 +381,11 @@ class Term(RuleBasedStateMachine):
             sid, stem = ids[p], STEM[nb]
             row = rows[(sid, stem)]
             if due == "missing":
-                assert (row.status, row.auto_score, row.manual_score) == ("missing", 0.0, 0.0), row
+                assert (row.status, row.auto_score, row.manual_score) == ("missing", 0.0, 0.0), \
+                    f"{sid} {stem}: the row is {row.status} {row.auto_score:g}+{row.manual_score:g}, the model says missing"
                 continue
             graded = self.graded[(p, nb)]
-            assert row.status == "graded", row
+            assert row.status == "graded", f"{sid} {stem}: the row is {row.status} ({row.reason[:150]}), the model says graded"
             for cell in maxima(nb):
                 auto, manual, to_grade, comment = marks[(sid, stem, cell)]
                 want = graded.cell(cell)
@@ -484,3 +498,77 @@ def test_a_term_of_collected_folders(machine):
 @pytest.mark.slow
 def test_a_term_with_gradings_stopped_half_way(machine):
     machine(TermInterrupted, 3, 6)
+
+
+# --------------------------------------------------------------------------- failures the machine found, kept
+
+ANSWERED01 = Spec("01", 2, (("telescoping_product", "An answer."),))
+SOME02 = Spec("02", 1, (("reverse_step_sums_to_one", None), ("greedy_price", "An answer.")))
+EVERYONE = {0, 1, 2, 3}
+
+
+@pytest.fixture
+def term(monkeypatch, tmp_path):
+    """A fresh machine whose steps a test takes itself, the record checked after each."""
+    template = fake_grading.install(monkeypatch)
+    made = []
+
+    def new(cls=Term):
+        cls.base, cls.template = tmp_path, template
+        state = cls()
+        made.append(state)
+        return state
+    yield new
+    for state in made:
+        state.teardown()
+
+
+def steps(state, *calls):
+    for call, *args in calls:
+        getattr(state, call)(*args)
+        state.the_record_is_the_model()
+
+
+def test_found_grading_02_takes_01_away(term):
+    """Finding 1: notebook 02 graded into the workspace of 01 deletes 01's pages (and files, marks)."""
+    steps(term(), ("start", ANSWERED01), ("grade", {"01"}, EVERYONE, False), ("give", 0, SOME02),
+          ("grade", {"02"}, EVERYONE, False))
+
+
+def test_found_a_regrade_puts_a_hand_grade_back_to_grade(term):
+    """Finding 2: the same file graded again, and the written answer graded by hand is to grade again."""
+    steps(term(), ("start", ANSWERED01), ("grade", {"01"}, EVERYONE, False),
+          ("grade_by_hand", (0, "01"), "telescoping_product", 1.0, "Good."), ("grade", {"01"}, {0}, False))
+
+
+def test_found_a_lost_csv_loses_the_results_kept(term):
+    """grades-by-notebook.csv deleted: the next grading of others drops the results it should keep (its
+    rows go missing, the students' files go)."""
+    steps(term(), ("start", ANSWERED01), ("grade", {"01"}, {0, 1}, False), ("lose_csv",), ("grade", {"01"}, {2}, False))
+
+
+def test_found_a_lost_page_is_not_made_again(term):
+    """A feedback page deleted: the next grading (of another student) goes on and leaves it missing."""
+    state = term()
+    steps(state, ("start", ANSWERED01), ("grade", {"01"}, {0, 1}, False))
+    state.lose(state.ws / "feedback" / state.ids[0] / "maskdiff" / f"{STEM['01']}.html")
+    steps(state, ("grade", {"01"}, {1}, False))
+
+
+def test_found_a_lost_grading_state_is_not_made_again(term):
+    """grading-state.json deleted: `export` goes on and leaves it missing (--only-changed then regrades all)."""
+    state = term()
+    steps(state, ("start", ANSWERED01), ("grade", {"01"}, EVERYONE, False))
+    state.lose(state.ws / "grading-state.json")
+    steps(state, ("export",))
+
+
+def test_hand_grades_reach_canvas(term):
+    state = term()
+    steps(state, ("start", ANSWERED01), ("grade", {"01"}, EVERYONE, False),
+          *[("grade_by_hand", (p, "01"), "telescoping_product", 0.5 * p, f"comment {p}") for p in EVERYONE],
+          ("export_to_canvas",), ("undo",))
+
+
+def test_a_folder_named_in_non_ascii(term):
+    steps(term(TermCollected), ("start", ANSWERED01), ("grade", {"01"}, {2}, False), ("export",))
