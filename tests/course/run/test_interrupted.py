@@ -1,0 +1,185 @@
+"""A grading stopped half-way (Ctrl-C, or the machine killing it) leaves a workspace that is, student by
+student, either as it was before or as the whole grading leaves it; Ctrl-C says in one line, without a
+traceback, what was kept and how to go on; grading again finishes the rest and gives the record an
+uninterrupted grading gives; and `undo` then goes back to before the grading (only committed gradings
+count: the half of one is not one) (issue 52).
+
+The grading runs in a subprocess with the fake grader (tests/support/fake_grading.py), which signals
+its own process at its k-th step (MASKDIFF_FAKE_STOP=INT@k or KILL@k): a student's grading starting,
+and the steps of merging one into the workspace, keeping the earlier grading aside, writing the CSVs
+and grading-state.json. An uninterrupted run first counts the steps (MASKDIFF_FAKE_STEPS).
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import classes, fake_grading, records
+from tests.support.classes import CLASS, NB01
+
+pytestmark = pytest.mark.course
+
+ROOT = Path(__file__).resolve().parents[3]
+N01 = NB01[:-6]
+CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
+         "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
+
+
+def grade_args(course, batch, workspace, roster):
+    return ["--course-dir", str(course.root), "grade", str(batch), "--roster", str(roster), "--workspace",
+            str(workspace), "--no-canary", "--sandbox", "off", "--notebook", "01"]
+
+
+def child(course, batch, workspace, roster, template, scratch, **environ):
+    """`grade` in a subprocess with the fake grader; returns the CompletedProcess."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           fake_grading.TEMPLATE: str(template), "TMPDIR": str(scratch), **environ}
+    return subprocess.run([sys.executable, "-c", CHILD, *grade_args(course, batch, workspace, roster)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def term(course, tmp_path_factory):
+    """Before: week 1 graded (notebook 01, two functions solved, written answers), two students graded
+    by hand. The batch: two students solved more, two handed in the same files. After: that batch
+    graded without a stop (in a subprocess, counting its steps)."""
+    folder = tmp_path_factory.mktemp("interrupted")
+    roster = classes.write_roster(folder / "roster.csv")
+    first = classes.handed_in(course, NB01, ["MakeSchedule", "ForwardMask"], {"telescoping_product": "Mine."})
+    better = classes.solved(course, NB01, answer="Mine.")
+    week1 = classes.write_canvas(folder / "week1.zip", {s: {NB01: first} for s in CLASS})
+    batch = classes.write_canvas(folder / "again.zip", {s: {NB01: better if n % 2 else first}
+                                                        for n, s in enumerate(CLASS)}, attachment=2000)
+    before = folder / "before"
+    with pytest.MonkeyPatch.context() as patch:
+        template = fake_grading.install(patch)
+        status, _, err = records.grade(course, week1, before, roster=roster)
+        assert status == 0, err
+        students = sorted({student for student, _ in records.rows(before)})
+        for student in students[:2]:
+            records.hand_grade(before, student, N01, "telescoping_product", 1.5, "Good.")
+        assert records.run(course, "export", "--workspace", before)[0] == 0
+    after = folder / "after"
+    shutil.copytree(before, after, symlinks=True)
+    steps = folder / "steps.txt"
+    done = child(course, batch, after, roster, template, folder / "tmp", **{fake_grading.STEPS: str(steps)})
+    assert done.returncode == 0, done.stderr
+    return {"folder": folder, "roster": roster, "batch": batch, "before": before, "after": after,
+            "students": students, "template": template, "steps": steps.read_text().splitlines(),
+            "stderr": done.stderr}
+
+
+def interrupted(course, term, how, at, name):
+    """A copy of `before`, its grading of the batch stopped at step `at`: (workspace, the run)."""
+    workspace = term["folder"] / name
+    shutil.rmtree(workspace, ignore_errors=True)
+    shutil.copytree(term["before"], workspace, symlinks=True)
+    done = child(course, term["batch"], workspace, term["roster"], term["template"], term["folder"] / "tmp",
+                 **{fake_grading.STOP: f"{how}@{at}"})
+    return workspace, done
+
+
+def step_numbers(term, *wanted):
+    """The steps whose names start with each of `wanted` ("grade <student>", "copy_regular_files" ...), the
+    n-th of that name with "name#n"."""
+    out = []
+    for want in wanted:
+        name, _, nth = want.partition("#")
+        found = [int(line.split()[0]) for line in term["steps"] if line.split(" ", 1)[1].startswith(name)]
+        out.append(found[int(nth or 1) - 1])
+    return out
+
+
+def said_after_start(stderr):
+    """What the run said on stderr after its start line, progress bars left out."""
+    lines = [line.strip() for part in stderr.split("\n") for line in part.split("\r")]
+    start = next((i for i, line in enumerate(lines) if line.startswith("grading ") and " student" in line), -1)
+    return [line for line in lines[start + 1:] if line and not line.startswith("grading:")]
+
+
+def assert_each_student_before_or_after(term, workspace, parts=("gradebook", "files", "rows")):
+    for student in term["students"]:
+        now = {k: v for k, v in records.student_record(workspace, student).items() if k in parts}
+        was = {k: v for k, v in records.student_record(term["before"], student).items() if k in parts}
+        will = {k: v for k, v in records.student_record(term["after"], student).items() if k in parts}
+        if now not in (was, will):
+            raise AssertionError(f"{student} is neither as before nor as after the grading; against before: "
+                        f"{records.differences(now, was, 3)}; against after: {records.differences(now, will, 3)}")
+
+
+def assert_finishes_and_undoes(course, term, workspace, monkeypatch):
+    fake_grading.install(monkeypatch)
+    status, _, err = records.grade(course, term["batch"], workspace, roster=term["roster"])
+    assert status == 0, err
+    wrong = records.differences(records.record(workspace), records.record(term["after"]))
+    assert not wrong, f"grading again did not give the record of an uninterrupted grading: {wrong}"
+    status, _, err = records.run(course, "undo", "--workspace", workspace)
+    assert status == 0, err
+    wrong = records.differences(records.record(workspace), records.record(term["before"]))
+    assert not wrong, f"undo after the grading was finished did not go back to before it (the interrupted half counted as a grading): {wrong}"
+
+
+def test_grading_again_without_a_stop_gives_the_same_record(course, term, monkeypatch):
+    """The comparisons below hold: the subprocess's grading and this process's give one record."""
+    workspace = term["folder"] / "again-in-process"
+    shutil.copytree(term["before"], workspace, symlinks=True)
+    fake_grading.install(monkeypatch)
+    assert records.grade(course, term["batch"], workspace, roster=term["roster"])[0] == 0
+    assert records.record(workspace) == records.record(term["after"])
+    for student in term["students"]:
+        assert records.student_record(term["before"], student) != {}
+
+
+def test_the_uninterrupted_grading_counts_its_steps(term):
+    names = [line.split(" ", 1)[1] for line in term["steps"]]
+    assert [n for n in names if n.startswith("grade ")] == [f"grade {s}" for s in term["students"]]
+    assert {"keep", "merge_student", "copy_regular_files", "everyone", "write_csv", "state.save"} <= \
+        {n.split()[0] for n in names}
+
+
+@pytest.mark.parametrize("where", ["grade #2", "copy_regular_files#5"])
+def test_ctrl_c_keeps_each_student_whole_says_one_line_and_grading_again_finishes(course, term, where, monkeypatch):
+    """Ctrl-C as the second student's grading starts, and in the middle of the second student's merge
+    (its gradebook rows and handed-in files in, its autograded folder removed and not yet copied back)."""
+    name, _, nth = where.partition(" #")
+    at, = step_numbers(term, f"grade {term['students'][int(nth) - 1]}" if nth else name)
+    workspace, done = interrupted(course, term, "INT", at, f"int-{at}")
+    if "Traceback" in done.stderr:
+        pytest.fail(f"Ctrl-C printed a traceback ending {done.stderr.strip().splitlines()[-1]!r}")
+    said = said_after_start(done.stderr)
+    assert len(said) == 1 and "grade" in said[0], f"Ctrl-C should say one line (what was kept, how to go on): {said}"
+    assert done.returncode != 0
+    assert_each_student_before_or_after(term, workspace)
+    assert_finishes_and_undoes(course, term, workspace, monkeypatch)
+
+
+def test_a_kill_mid_merge_keeps_each_student_whole_and_grading_again_finishes(course, term, monkeypatch):
+    at, = step_numbers(term, "copy_regular_files#5")
+    workspace, done = interrupted(course, term, "KILL", at, f"kill-{at}")
+    assert done.returncode == -signal.SIGKILL
+    assert_each_student_before_or_after(term, workspace, ("gradebook", "files"))
+    assert_finishes_and_undoes(course, term, workspace, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["INT", "KILL"])
+def test_a_stop_at_every_step(course, term, how, monkeypatch):
+    """Every step of the grading, one subprocess each (about 2 s a step)."""
+    failures = []
+    for at in range(1, len(term["steps"]) + 1):
+        workspace, done = interrupted(course, term, how, at, f"{how}-every-{at}")
+        try:
+            if how == "INT":
+                assert "Traceback" not in done.stderr, "a traceback"
+                assert len(said_after_start(done.stderr)) == 1, f"said {said_after_start(done.stderr)}"
+            assert_each_student_before_or_after(term, workspace, ("gradebook", "files", "rows")[:3 if how == "INT" else 2])
+            with pytest.MonkeyPatch.context() as patch:
+                assert_finishes_and_undoes(course, term, workspace, patch)
+        except AssertionError as err:
+            failures.append(f"step {at} ({term['steps'][at - 1]}): {str(err).splitlines()[0]}")
+    assert not failures, "\n".join(failures)

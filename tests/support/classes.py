@@ -1,0 +1,113 @@
+"""Small classes for the record's tests (tests/support/fake_grading.py grades them in milliseconds): the
+notebooks a student hands in, made from the release (unsolved) and the source (the reference), and the
+batch written as collected/ folders or as Canvas's submissions zip with its gradebook export (the roster
+`export --to canvas` needs)."""
+import copy
+import shutil
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import nbformat
+
+from maskdiff_solutions.course.intake import notebooks
+
+NB01, NB02 = "01_noise_for_words.ipynb", "02_undiffusing.ipynb"
+COLUMN = "Masked diffusion (777)"
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str        # as Canvas's roster writes it ("Last, First")
+    canvas_id: str   # Canvas's user id
+    sortable: str    # how Canvas names their files: <sortable>_<id>_<attachment>_<file>
+    folder: str      # their collected/ folder
+
+
+# The fixed class: one whose name, file names and folder are not ASCII.
+CLASS = (Student("Doe, Jane", "4242", "doejane", "jane"),
+         Student("Smith, Bob", "5151", "smithbob", "bob"),
+         Student("Núñez, Zoë", "6161", "núñezzoë", "Zoë Núñez"),
+         Student("Lee, Ann", "7171", "leeann", "ann"))
+
+
+@lru_cache(maxsize=None)
+def _release(root, name):
+    return notebooks.read(Path(root) / "release" / "maskdiff" / name)
+
+
+@lru_cache(maxsize=None)
+def _source(root, name):
+    return notebooks.read(Path(root) / "source" / "maskdiff" / name)
+
+
+def release(course, name):
+    """The notebook as handed out (a copy)."""
+    return copy.deepcopy(_release(str(course.root), name))
+
+
+def function_cells(course, name):
+    """grade_ids of the cells a student writes code in that tests check (functions, plots, printouts)."""
+    return [notebooks.grade_id(c) for c in _release(str(course.root), name).cells
+            if notebooks.is_function(c) or notebooks.is_drawing(c)]
+
+
+def manual_cells(course, name):
+    return [notebooks.grade_id(c) for c in _release(str(course.root), name).cells if notebooks.is_manual(c)]
+
+
+def handed_in(course, name, solved=(), answers=None):
+    """The release with the cells named in `solved` replaced by the reference's (every one with
+    solved=True), and each written answer named in `answers` ({grade_id: text}) written."""
+    nb = release(course, name)
+    reference = {notebooks.grade_id(c): notebooks.without_markers(c.source)
+                 for c in _source(str(course.root), name).cells if notebooks.is_solution(c)}
+    answers = answers or {}
+    for cell in nb.cells:
+        cell_id = notebooks.grade_id(cell)
+        if notebooks.is_manual(cell):
+            if cell_id in answers:
+                cell.source = answers[cell_id]
+        elif notebooks.is_solution(cell) and (solved is True or cell_id in solved):
+            cell.source = reference[cell_id]
+    return nb
+
+
+def solved(course, name, answer="My answer."):
+    """The reference: every function solved and every written answer written."""
+    return handed_in(course, name, True, {cell: answer for cell in manual_cells(course, name)})
+
+
+def nb_bytes(nb):
+    return nbformat.writes(nb).encode()
+
+
+def write_collected(folder, batch):
+    """batch: {Student: {notebook file name: notebook}} as collected/<folder>/<file>."""
+    folder = Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for student, files in batch.items():
+        (folder / student.folder).mkdir()
+        for name, nb in files.items():
+            (folder / student.folder / name).write_bytes(nb_bytes(nb))
+    return folder
+
+
+def write_canvas(path, batch, attachment=1000):
+    """batch as Canvas's submissions zip (each file `<sortable>_<id>_<attachment>_<file>`)."""
+    with zipfile.ZipFile(path, "w") as out:
+        for student, files in batch.items():
+            for name, nb in sorted(files.items()):
+                attachment += 1
+                out.writestr(f"{student.sortable}_{student.canvas_id}_{attachment}_{name}", nb_bytes(nb))
+    return path
+
+
+def write_roster(path, students=CLASS):
+    """Canvas's gradebook export of the class, with the assignment's column."""
+    lines = [f"Student,ID,SIS User ID,SIS Login ID,Section,{COLUMN}", "    Points Possible,,,,,100"]
+    lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A,' for s in students]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
