@@ -1,5 +1,5 @@
 """A fast stand-in for one student's grading (no kernel, no checker, no nbgrader converter), so that
-what grading *records* (gradebook.db, the CSVs, grading-state.json, feedback pages, earlier-gradings/)
+what grading *records* (gradebook.db, the CSVs, feedback pages, earlier-gradings/)
 can be tested through the command line in milliseconds.
 
 `install(monkeypatch)` replaces, for the rest of the test (or process):
@@ -12,14 +12,16 @@ can be tested through the command line in milliseconds.
   never changes under these tests, so the real one would change nothing either);
 - `maskdiff_solutions.course.run.batch.warm_caches()` (notebook 03's stand-in networks) by "";
 - `maskdiff_solutions.course.records.summary.plot(report, path)` (the PNG: matplotlib) by nothing;
-- `maskdiff_solutions.course.records.export.feedback(course, workspace, students)` (nbgrader's
+- `maskdiff_solutions.course.ledger.export.feedback(course, workspace, students)` (and its name in
+  run/committer.py, which remakes the page of a student whose hand grades a regrade kept) (nbgrader's
   generate_feedback, ~0.3 s a notebook) by `fake_feedback`: `write_page` for every autograded notebook
   of those students, so that `export` remakes pages from the gradebook the same way grading made them,
   after removing the student's feedback folder as nbgrader's --force does (and failing, with the folder
   gone, where the gradebook lacks the submission: nbgrader's MissingEntry);
-- where the environment names a stop (`STOP`, below), a few steps of `batch` (`safekeeping.keep` as
-  batch calls it, `merge_student`, `copy_regular_files`, `everyone`, `write_csv`, `state.save` through
-  `rerun.State.save`) are wrapped so that the process signals itself at the k-th step.
+- where the environment names a stop (`STOP`, below), every commit point is wrapped so that the process
+  signals itself at the k-th step: `safekeeping.keep`, and for each student `commit.stage` (files
+  staged), `commit.put_result` (inside the record's transaction), `commit.apply` (files moved), then
+  `batch.everyone` and `derived.write_csv` (the files made from the record).
 
 What `grade_student` leaves in task.scratch is what the real one leaves there for `merge` to read:
 scratch/db/gradebook.db (a copy of task.template_db with this student's submission graded),
@@ -364,17 +366,21 @@ class Patcher:
 def install(monkeypatch=None, course_root=None):
     """Put the fake in place (module docstring); returns the template gradebook's path (of the course at
     course_root, default this checkout)."""
-    from maskdiff_solutions.course.records import export, summary
-    from maskdiff_solutions.course.run import batch, rerun, student
+    from maskdiff_solutions.course.ledger import commit, derived, export, safekeeping
+    from maskdiff_solutions.course.records import summary
+    from maskdiff_solutions.course.run import batch, committer, student
     monkeypatch = monkeypatch or Patcher()
     monkeypatch.setattr(student, "grade_student", grade_student)
     monkeypatch.setattr(batch, "generate", fake_generate)
     monkeypatch.setattr(batch, "warm_caches", lambda: "")
     monkeypatch.setattr(summary, "plot", lambda report, path: path)
     monkeypatch.setattr(export, "feedback", fake_feedback)
+    monkeypatch.setattr(committer, "feedback", fake_feedback)
     if os.environ.get(STOP) or os.environ.get(STEPS):
-        for name in ("merge_student", "copy_regular_files", "everyone", "write_csv"):
-            monkeypatch.setattr(batch, name, _stepping(name, getattr(batch, name)))
-        monkeypatch.setattr(batch.safekeeping, "keep", _stepping("keep", batch.safekeeping.keep))
-        monkeypatch.setattr(rerun.State, "save", _stepping("state.save", rerun.State.save))
+        # every commit point of a student's grading (staged, inside the transaction, files half moved)
+        # and of the grading as a whole (the copy kept for undo, the derived files)
+        for module, name in ((commit, "stage"), (commit, "put_result"), (commit, "apply"), (batch, "everyone"),
+                             (derived, "write_csv")):
+            monkeypatch.setattr(module, name, _stepping(name, getattr(module, name)))
+        monkeypatch.setattr(safekeeping, "keep", _stepping("keep", safekeeping.keep))
     return template_gradebook(str(Course.load(course_root or Path(__file__).resolve().parents[2]).root))

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..intake import notebooks as nbfiles
 from ..intake.folder import regular_files
 from ..records.gradebook import AUTOGRADED, NOTEBOOK, SUBMISSION
-from .record import connect, put_answers, put_result, answers as recorded_answers
+from .record import connect, file_digest, put_answers, put_result, answers as recorded_answers
 
 STAGING = ".grading-staging"
 KINDS = ("submitted", "autograded", "feedback")
@@ -260,7 +260,8 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
                 if dropped.get(row.notebook):
                     row.mark(row.status, f"answer changed since it was graded by hand, to grade again: "
                              f"{', '.join(dropped[row.notebook])}")
-                put_result(con, row, **extra.get(row.notebook, {}))
+                put_result(con, row, **extra.get(row.notebook, {}),
+                           file_sha256=file_digest(handed / f"{row.notebook}.ipynb"))
             for row in kept:
                 con.execute("UPDATE maskdiff_result SET reason = ? WHERE student = ? AND notebook = ?",
                             (row.reason, student, row.notebook))

@@ -1,7 +1,7 @@
 """The term's record: one sqlite file, the workspace's gradebook.db. nbgrader's tables hold the scores,
 hand grades and comments; beside them, in the same file, our tables hold what nbgrader lacks, per
 student and notebook (never per batch): the status and its reason, repairs, the tests that failed, the
-late flag, the file graded, what `--only-changed` compares, and a digest of each answer a person grades
+late flag, a digest of the file graded, what `--only-changed` compares, and a digest of each answer a person grades
 (so a regrade keeps a hand grade whose answer did not change: course/ledger/commit.py).
 
 Everything else a workspace holds is made from this record (`derived_rows`, then
@@ -10,6 +10,7 @@ platform files. No command reads those back as truth. A record that is missing, 
 with nbgrader's part of it, stops every command with one sentence and the command that recovers
 (`check`).
 """
+import hashlib
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -22,7 +23,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS maskdiff_result (
     student TEXT NOT NULL, notebook TEXT NOT NULL, status TEXT NOT NULL,
     reason TEXT NOT NULL DEFAULT '', repairs TEXT NOT NULL DEFAULT '', failed_tests TEXT NOT NULL DEFAULT '',
-    late INTEGER NOT NULL DEFAULT 0, file TEXT NOT NULL DEFAULT '', submission TEXT NOT NULL DEFAULT '',
+    late INTEGER NOT NULL DEFAULT 0, file_sha256 TEXT NOT NULL DEFAULT '', submission TEXT NOT NULL DEFAULT '',
     inputs TEXT NOT NULL DEFAULT '', graded_at TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (student, notebook));
 CREATE TABLE IF NOT EXISTS maskdiff_answer (
@@ -30,7 +31,7 @@ CREATE TABLE IF NOT EXISTS maskdiff_answer (
     PRIMARY KEY (student, notebook, cell));
 CREATE TABLE IF NOT EXISTS maskdiff_journal (student TEXT PRIMARY KEY, moves TEXT NOT NULL);
 """
-RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file",
+RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file_sha256",
                   "submission", "inputs", "graded_at")
 NEVER_GRADED = "no grading in this workspace found this notebook of theirs"
 
@@ -72,7 +73,7 @@ def results(db):
 def put_result(con, row, **extra):
     """Record (replace) one row's result inside the caller's transaction."""
     values = {"student": row.student, "notebook": row.notebook, "status": row.status, "reason": row.reason,
-              "repairs": row.repairs, "failed_tests": row.failed_tests, "late": 0, "file": "",
+              "repairs": row.repairs, "failed_tests": row.failed_tests, "late": 0, "file_sha256": "",
               "submission": "", "inputs": "", "graded_at": "", **extra}
     con.execute(f"INSERT OR REPLACE INTO maskdiff_result ({', '.join(RESULT_COLUMNS)}) VALUES "
                 f"({', '.join('?' * len(RESULT_COLUMNS))})", [values[c] for c in RESULT_COLUMNS])
@@ -136,10 +137,30 @@ def check(course, workspace):
         adopt(course, workspace)
     missing = _unbacked(db, course.assignment)
     if missing:
-        shown = ", ".join(f"{s} {n}" for s, n in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        raise RecordError(f"{DB_NAME} in {workspace} disagrees with itself: it records {shown} as graded but "
+        raise RecordError(f"{DB_NAME} in {workspace} disagrees with itself: it records {_some(missing)} as graded but "
                           f"holds no submission for {'it' if len(missing) == 1 else 'them'} (was the file replaced "
                           f"or edited?): {undo}; nothing was done")
+    other = _other_files(workspace, course.assignment)
+    if other:
+        raise RecordError(f"{DB_NAME} in {workspace} is not the record of the notebooks graded there: the handed-in "
+                          f"file of {_some(other)} is not the one it graded (a gradebook.db copied back by hand, or "
+                          f"submitted/ changed?): {undo} (it puts both back together); nothing was done")
+
+
+def _some(pairs):
+    return ", ".join(f"{s} {n}" for s, n in pairs[:5]) + (f" and {len(pairs) - 5} more" if len(pairs) > 5 else "")
+
+
+def file_digest(path):
+    """sha256 of a file, '' where there is none."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+
+
+def _other_files(workspace, assignment):
+    """(student, notebook) whose handed-in file in submitted/ is not the one the record says it graded."""
+    return sorted(key for key, stored in results(workspace / DB_NAME).items() if stored["file_sha256"] and
+                  file_digest(workspace / "submitted" / key[0] / assignment / f"{key[1]}.ipynb") != stored["file_sha256"])
 
 
 def _holds(path):
