@@ -245,10 +245,11 @@ def dispatch(args):
         return 1 if failed else 0
     if args.command == "undo":
         from .ledger.commit import recover
+        from .ledger.export import feedback
         from .ledger.safekeeping import hold, undo
         workspace = course.workspace(args.workspace)
-        with hold(workspace):
-            recover(workspace)   # a grading killed mid-commit is finished first, and kept as what undo replaces
+        with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
+            recover(workspace, lambda student: feedback(course, workspace, [student]))
             put, about, replaced = undo(workspace)
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
               f"replaced is kept in {replaced}")

@@ -6,7 +6,8 @@
    notebooks replaced by the scratch gradebook's, the hand grades and comments whose answer did not
    change carried over (read inside the transaction, so a grade entered in formgrader during the run
    counts), withheld marks, our rows, the answers' digests, and a journal of the files to move.
-3. Move the staged files into place (and remove the old ones of those notebooks), then clear the journal.
+3. Move the staged files into place (and remove the old ones of those notebooks), make the feedback
+   page again where a hand grade was kept, then clear the journal.
 
 A kill before 2 leaves the record as it was and a staging folder that `recover` removes; after 2,
 `recover` (which every command runs first) finishes the moves. Notebooks not graded now, and other
@@ -102,16 +103,22 @@ def apply(workspace, moves):
             os.replace(source, target)
 
 
-def recover(workspace):
-    """Finish every committed student's moves, and drop what an uncommitted one had staged. Returns the
-    students whose moves were finished."""
+def recover(workspace, remake=None):
+    """Finish every committed student's moves (and with remake(student), the feedback page a kept hand
+    grade needs made again), and drop what an uncommitted one had staged. Returns the students whose
+    commits were finished."""
     workspace = Path(workspace)
     db = workspace / "gradebook.db"
     finished = []
     if db.is_file():
         with closing(connect(db)) as con:
-            for student, moves in con.execute("SELECT student, moves FROM maskdiff_journal").fetchall():
-                apply(workspace, json.loads(moves))
+            for student, entry in con.execute("SELECT student, moves FROM maskdiff_journal").fetchall():
+                entry = json.loads(entry)
+                apply(workspace, entry["moves"])
+                if entry["remake"]:
+                    if remake is None:
+                        continue   # left for a command that can make feedback
+                    remake(student)
                 con.execute("DELETE FROM maskdiff_journal WHERE student = ?", (student,))
                 finished.append(student)
     shutil.rmtree(workspace / STAGING, ignore_errors=True)
@@ -217,12 +224,13 @@ def _holds_submission(con, student, assignment):
     return con.execute(SUBMISSION.format(db="w"), (student, assignment)).fetchone() is not None
 
 
-def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=()):
+def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None):
     """Commit one student's results (module docstring). rows: the Rows of the notebooks graded now
     whose result this grading decides (not those kept); extra: {notebook: dict of record columns (late,
     file, submission, inputs, graded_at)}; withheld: notebooks whose autograded marks are withheld;
-    kept: Rows kept from before (their reason updated only). Returns the number of hand grades and
-    comments carried over (the feedback the scratch made does not show them yet)."""
+    kept: Rows kept from before (their reason updated only); remake(student): make the student's
+    feedback again from the record, where a hand grade was kept (the page the scratch made lacks it).
+    Returns the number of hand grades and comments carried over."""
     workspace, scratch = Path(workspace), Path(scratch)
     replaced = [row.notebook for row in rows]
     moves = stage(workspace, scratch, student, assignment, replaced, stems)
@@ -265,12 +273,15 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
             for row in kept:
                 con.execute("UPDATE maskdiff_result SET reason = ? WHERE student = ? AND notebook = ?",
                             (row.reason, student, row.notebook))
-            con.execute("INSERT OR REPLACE INTO maskdiff_journal VALUES (?, ?)", (student, json.dumps(moves)))
+            con.execute("INSERT OR REPLACE INTO maskdiff_journal VALUES (?, ?)",
+                        (student, json.dumps({"moves": moves, "remake": bool(kept_grades)})))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         apply(workspace, moves)
+        if kept_grades and remake is not None:   # the page the scratch made lacks the hand grades kept
+            remake(student)
         con.execute("DELETE FROM maskdiff_journal WHERE student = ?", (student,))
     shutil.rmtree(workspace / STAGING / student, ignore_errors=True)
     try:

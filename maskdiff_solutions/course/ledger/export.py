@@ -22,7 +22,7 @@ def export(course, workspace=None):
     workspace = Path(workspace or course.root).resolve()
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
     record.check(course, workspace)
-    commit.recover(workspace)
+    commit.recover(workspace, lambda student: feedback(course, workspace, [student]))
     db = workspace / record.DB_NAME
     if not record.results(db):
         raise FileNotFoundError(f"no grading in {workspace}: grade first "

@@ -1,6 +1,7 @@
 """What grading hands around and writes out: a student's task, the grades-by-notebook rows (one per
 student and notebook), a student's result, the batch's report, and the CSV and table made of them."""
 import csv
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -77,11 +78,14 @@ class Report:
 
 
 def write_csv(rows, path):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    """Write the rows whole or not at all (a stop half-way leaves the file as it was)."""
+    part = Path(path).with_name(Path(path).name + ".part")
+    with open(part, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
         writer.writeheader()
         for row in rows:
             writer.writerow(asdict(row))
+    os.replace(part, path)
 
 
 def manual_cell(row, optional=False):

@@ -3,6 +3,7 @@
 formgrader list them too), and a feedback page for each notebook that was not graded, saying why and
 what to hand in. `grade` and `export` both end here."""
 import csv
+import os
 import html
 from pathlib import Path
 
@@ -38,11 +39,13 @@ def per_student(rows, intake=None):
 
 def write_csv(rows, path, intake=None):
     records = per_student(rows, intake)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    part = Path(path).with_name(Path(path).name + ".part")   # whole or not at all
+    with open(part, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(records[0]) if records else ["student", "total", "out_of"])
         writer.writeheader()
         writer.writerows({k: f"{v:g}" if isinstance(v, float) else v for k, v in record.items()}
                          for record in records)
+    os.replace(part, path)
     return path
 
 

@@ -25,8 +25,10 @@ test cell is scored from its verdicts alone. With the sandbox on (`--sandbox aut
 `required`), each kernel also runs in a sandbox of its own that sees the student's files and nothing
 of the course (course/sandbox/settings.py); with `--sandbox off` kernels run as the grader.
 """
+import contextlib
 import dataclasses
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -133,6 +135,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     results = rerun.reusable(course, workspace, batch, selected, inputs) if only_changed else {}
     main_db = workspace / "gradebook.db"
     committed = Committer(course, workspace, earlier, intake, inputs)
+    commit.recover(workspace, committed.remake)   # a journal entry the checks' recover left for a course
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
@@ -166,14 +169,16 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                 merging += time.perf_counter() - started
                 results[student] = result
                 bar.finished(student)
+            committed.absent(set(batch))
+            rows = everyone(course, workspace, intake)
         except KeyboardInterrupt:
             bar.close()
-            everyone(course, workspace, intake)
+            with ignoring_interrupts():   # what stands is made whole first: a second Ctrl-C waits for it
+                commit.recover(workspace, committed.remake)
+                everyone(course, workspace, intake)
             raise Interrupted(committed.interrupted(len(tasks) - (STUDENT in tasks), workspace)) from None
         finally:
             bar.close()
-    committed.absent(set(batch))
-    rows = everyone(course, workspace, intake)
     safekeeping.completed(aside["kept"])
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
@@ -185,6 +190,20 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
     return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
                   course.answers_optional, canary_note, lines)
+
+
+@contextlib.contextmanager
+def ignoring_interrupts():
+    """Ctrl-C ignored for a moment (where signals can be set: the main thread)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        old = None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
 
 
 def start_line(submissions, batch, tasks, kept, sandbox, limits, todo, canary_note):

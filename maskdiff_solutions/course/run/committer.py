@@ -49,19 +49,21 @@ class Committer:
         extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
                                 "submission": submission, "inputs": self.inputs,
                                 "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
-        carried = commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows,
-                                extra, result.withheld, kept)
-        if carried:   # the page made while grading lacks the hand grades carried over: made again from the record
-            for student, why in feedback(self.course, self.workspace, [result.student]).items():
-                print(f"warning: the feedback of {student} could not be made again: {why}", file=sys.stderr)
+        commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows, extra,
+                      result.withheld, kept, self.remake)
         self.done.append(result.student)
+
+    def remake(self, student):
+        """The student's feedback made again from the record (a hand grade kept by a regrade)."""
+        for who, why in feedback(self.course, self.workspace, [student]).items():
+            print(f"warning: the feedback of {who} could not be made again: {why}", file=sys.stderr)
 
     def absent(self, batch):
         """The earlier results of students not in this batch for the notebooks graded now: kept (their
         reason says so), or with --replace graded missing."""
         for student, rows, kept in self.earlier.absent(batch):
             commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
-                          rows, {}, (), kept)
+                          rows, {}, (), kept, self.remake)
 
     def interrupted(self, total, workspace):
         done = len(self.done)

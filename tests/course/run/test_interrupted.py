@@ -6,8 +6,8 @@ count: the half of one is not one) (issue 52).
 
 The grading runs in a subprocess with the fake grader (tests/support/fake_grading.py), which signals
 its own process at its k-th step (MASKDIFF_FAKE_STOP=INT@k or KILL@k): a student's grading starting,
-and the steps of merging one into the workspace, keeping the earlier grading aside, writing the CSVs
-and grading-state.json. An uninterrupted run first counts the steps (MASKDIFF_FAKE_STEPS).
+and each commit point of merging one into the workspace (staged, inside the record's transaction, its
+files moved), keeping the earlier grading aside, and writing the files made from the record. An uninterrupted run first counts the steps (MASKDIFF_FAKE_STEPS).
 """
 import os
 import shutil
@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from maskdiff_solutions.course.layout import Course
+from maskdiff_solutions.course.ledger import commit
 from tests.support import classes, fake_grading, records
 from tests.support.classes import CLASS, NB01
 
@@ -103,6 +105,9 @@ def said_after_start(stderr):
 
 
 def assert_each_student_before_or_after(term, workspace, parts=("gradebook", "files", "rows")):
+    """As the next command finds it: every command first finishes what a killed grading had committed
+    (course/ledger/commit.py's journal, as sqlite's own), then reads."""
+    commit.recover(workspace, lambda student: fake_grading.fake_feedback(Course.load(ROOT), workspace, [student]))
     for student in term["students"]:
         now = {k: v for k, v in records.student_record(workspace, student).items() if k in parts}
         was = {k: v for k, v in records.student_record(term["before"], student).items() if k in parts}
@@ -138,14 +143,14 @@ def test_grading_again_without_a_stop_gives_the_same_record(course, term, monkey
 def test_the_uninterrupted_grading_counts_its_steps(term):
     names = [line.split(" ", 1)[1] for line in term["steps"]]
     assert [n for n in names if n.startswith("grade ")] == [f"grade {s}" for s in term["students"]]
-    assert {"keep", "merge_student", "copy_regular_files", "everyone", "write_csv", "state.save"} <= \
+    assert {"keep", "stage", "put_result", "apply", "everyone", "write_csv"} <= \
         {n.split()[0] for n in names}
 
 
-@pytest.mark.parametrize("where", ["grade #2", "copy_regular_files#5"])
+@pytest.mark.parametrize("where", ["grade #2", "apply#2"])
 def test_ctrl_c_keeps_each_student_whole_says_one_line_and_grading_again_finishes(course, term, where, monkeypatch):
     """Ctrl-C as the second student's grading starts, and in the middle of the second student's merge
-    (its gradebook rows and handed-in files in, its autograded folder removed and not yet copied back)."""
+    (its record committed, its files staged and not yet moved into place)."""
     name, _, nth = where.partition(" #")
     at, = step_numbers(term, f"grade {term['students'][int(nth) - 1]}" if nth else name)
     workspace, done = interrupted(course, term, "INT", at, f"int-{at}")
@@ -159,7 +164,7 @@ def test_ctrl_c_keeps_each_student_whole_says_one_line_and_grading_again_finishe
 
 
 def test_a_kill_mid_merge_keeps_each_student_whole_and_grading_again_finishes(course, term, monkeypatch):
-    at, = step_numbers(term, "copy_regular_files#5")
+    at, = step_numbers(term, "apply#2")
     workspace, done = interrupted(course, term, "KILL", at, f"kill-{at}")
     assert done.returncode == -signal.SIGKILL
     assert_each_student_before_or_after(term, workspace, ("gradebook", "files"))
