@@ -308,17 +308,24 @@ def has_notebook(db, student, assignment, notebook):
 
 # --------------------------------------------------------------------------- the gradebook's template
 
-@functools.lru_cache(maxsize=None)
+_templates = {}
+_SYSTEM_TMP = tempfile.gettempdir()   # read at import: a test may point tempfile elsewhere for a while
+
+
 def template_gradebook(course_root):
-    """A gradebook the real `generate` filled from the course's source/, made once per process."""
+    """A gradebook the real `generate` filled from the course's source/, made once per process (again
+    if it was removed)."""
     from maskdiff_solutions.course.records.nbgrader_apps import generate
     given = os.environ.get(TEMPLATE)
     if given:
         return Path(given)
-    folder = Path(tempfile.mkdtemp(prefix="maskdiff-fake-template-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    generate(Course.load(course_root), folder / "release", folder / "ws")
-    return folder / "ws" / "gradebook.db"
+    made = _templates.get(course_root)
+    if made is None or not made.is_file():
+        folder = Path(tempfile.mkdtemp(prefix="maskdiff-fake-template-", dir=_SYSTEM_TMP))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        generate(Course.load(course_root), folder / "release", folder / "ws")
+        made = _templates[course_root] = folder / "ws" / "gradebook.db"
+    return made
 
 
 def fake_generate(course, release_root, workspace):

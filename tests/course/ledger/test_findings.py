@@ -145,7 +145,8 @@ def test_an_answer_changed_since_it_was_graded_by_hand_is_to_grade_again_and_the
     assert status == 0, err
     changed = _sid(CLASS[0], students)
     row = records.rows(workspace)[(changed, N01)]
-    assert row.manual_pending == 2.0 and ANSWER01 in row.reason, row
+    assert row.manual_pending == 2.0 and ANSWER01 in row.reason, \
+        f"{changed}: {row.manual_pending:g} to grade, reason {row.reason!r}: the row should say {ANSWER01} changed since it was graded by hand"
     for student in set(students) - {changed}:   # the others keep theirs
         assert records.gradebook(workspace)[(student, N01, ANSWER01)][1:3] == (given[student][0], False)
 
