@@ -138,7 +138,7 @@ def _old_hand_grades(con, key):
     for name in set(grades) | set(comments):
         score, extra, needs = grades.get(name, (None, None, None))
         comment = comments.get(name)
-        if score is not None or extra is not None or comment:
+        if score is not None or extra is not None or comment is not None:
             out[name] = (score, extra, needs, comment)
     return out
 
@@ -196,7 +196,7 @@ def _carry(con, key, old, before, after, answer_cells):
     for name, (score, extra, needs, comment) in sorted(old.items()):
         digest = name if name in answer_cells else WHOLE
         if not before.get(digest) or before.get(digest) != after.get(digest):
-            if name in answer_cells and (score is not None or comment):
+            if name in answer_cells and (score is not None or comment is not None):
                 dropped.append(name)
             continue
         cell = "(SELECT b.id FROM main.base_cell b JOIN main.notebook n ON b.notebook_id = n.id WHERE b.name = ? " \
@@ -205,7 +205,7 @@ def _carry(con, key, old, before, after, answer_cells):
             con.execute(f"UPDATE main.grade SET manual_score = ?, extra_credit = ?, needs_manual_grade = ? "
                         f"WHERE notebook_id IN ({mine}) AND cell_id IN {cell}",
                         (score, extra, needs if needs is not None else 0, *key, name, key[0]))
-        if comment:
+        if comment is not None:
             con.execute(f"UPDATE main.comment SET manual_comment = ? WHERE notebook_id IN ({mine}) AND cell_id IN {cell}",
                         (comment, *key, name, key[0]))
         carried.append(name)

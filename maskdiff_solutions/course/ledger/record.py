@@ -143,8 +143,8 @@ def check(course, workspace):
     other = _other_files(workspace, course.assignment)
     if other:
         raise RecordError(f"{DB_NAME} in {workspace} is not the record of the notebooks graded there: the handed-in "
-                          f"file of {_some(other)} is not the one it graded (a gradebook.db copied back by hand, or "
-                          f"submitted/ changed?): {undo} (it puts both back together); nothing was done")
+                          f"file of {_some(other)} is not the one it graded, or its autograded copy is gone (a gradebook.db "
+                          f"copied back by hand, or submitted/ or autograded/ changed?): {undo} (it puts both back together); nothing was done")
 
 
 def _some(pairs):
@@ -158,9 +158,21 @@ def file_digest(path):
 
 
 def _other_files(workspace, assignment):
-    """(student, notebook) whose handed-in file in submitted/ is not the one the record says it graded."""
-    return sorted(key for key, stored in results(workspace / DB_NAME).items() if stored["file_sha256"] and
-                  file_digest(workspace / "submitted" / key[0] / assignment / f"{key[1]}.ipynb") != stored["file_sha256"])
+    """(student, notebook) whose handed-in file in submitted/ is not the one the record says it graded,
+    or whose autograded notebook (what its feedback is made from) is gone."""
+    def at(kind, student, notebook):
+        return workspace / kind / student / assignment / f"{notebook}.ipynb"
+    return sorted((s, n) for (s, n), stored in results(workspace / DB_NAME).items() if stored["file_sha256"] and (
+        file_digest(at("submitted", s, n)) != stored["file_sha256"]
+        or (stored["status"] in AUTOGRADED and not at("autograded", s, n).is_file())))
+
+
+def lost_pages(course, workspace):
+    """Students with a notebook the record says was autograded whose feedback page is gone (deleted by
+    hand, a sync tool): made again from the record by the command that finds them."""
+    workspace = Path(workspace)
+    return sorted({s for (s, n), stored in results(workspace / DB_NAME).items() if stored["status"] in AUTOGRADED
+                   and not (workspace / "feedback" / s / course.assignment / f"{n}.html").is_file()})
 
 
 def _holds(path):

@@ -136,6 +136,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     main_db = workspace / "gradebook.db"
     committed = Committer(course, workspace, earlier, intake, inputs)
     commit.recover(workspace, committed.remake)   # a journal entry the checks' recover left for a course
+    for student in record.lost_pages(course, workspace):   # a page deleted by hand: made again
+        committed.remake(student)
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
         template = Path(scratch) / "template.db"
         shutil.copy(main_db, template)
