@@ -22,7 +22,7 @@ from ..layout import PACKAGE_PARENT, STAND_INS, Course
 from ..records import handed_in
 from ..records.answers import make_optional
 from ..records.feedback import generate_feedback
-from ..records.gradebook import open_gradebook, reviews, score_from_verdicts, score_row, scores
+from ..records.gradebook import all_scores, open_gradebook, reviews, score_from_verdicts, score_row
 from ..records.nbgrader_apps import failure, nbgrader_errors
 from ..records.rows import Row, StudentResult
 from ..sandbox.environ import environment
@@ -75,13 +75,13 @@ def grade_student(task):
         make_optional(db, course.assignment)
     record = by_notebook.combined_record(units)
     result = StudentResult(student, [])
-    with open_gradebook(db) as gradebook:  # every notebook's rows were scored by its unit (`finish`)
-        for name in selected:
-            unit = next((unit for unit in units if unit.name == name), None)
-            row = notebook_row(course, gradebook, work, student, name, prepared.get(name), unit, shadow, result)
-            result.rows.append(row)
-            result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
-                                                        if nb == name for n in names if n in record.verdicts)
+    held = all_scores(db, course.assignment)   # every notebook's rows were scored by its unit (`finish`)
+    for name in selected:
+        unit = next((unit for unit in units if unit.name == name), None)
+        row = notebook_row(course, held, work, student, name, prepared.get(name), unit, shadow, result)
+        result.rows.append(row)
+        result.check_seconds[Path(name).stem] = sum(record.verdicts[n].seconds for nb, _, names in plan
+                                                    if nb == name for n in names if n in record.verdicts)
     return result
 
 
@@ -139,9 +139,10 @@ def outcome_notes(nb):
     return notes
 
 
-def notebook_row(course, gradebook, work, student, name, info, unit, shadow, result):
+def notebook_row(course, held, work, student, name, info, unit, shadow, result):
     """The row of one expected notebook (info: what intake made of it, None when not handed in; unit:
-    its autograde, None when it had none) and, where autograded, its tests' scores in result."""
+    its autograde, None when it had none; held: the gradebook's scores, records/gradebook.all_scores) and,
+    where autograded, its tests' scores in result."""
     notebook = Path(name).stem
     if info is None:
         return Row(student, notebook, "missing", reason=f"{name} was not in the submission")
@@ -156,7 +157,7 @@ def notebook_row(course, gradebook, work, student, name, info, unit, shadow, res
         why = unit.why if unit else "no notebook of this assignment could be graded"
         row.mark("failed", f"autograde failed: {why}")
         return row
-    got = scores(gradebook, course.assignment, notebook, student)
+    got = held[(student, notebook)]   # records/gradebook.all_scores
     score_row(row, got, course.answers_optional)
     row.failed_tests = " ".join(got["failed"])
     result.tests[notebook] = got["tests"]

@@ -193,3 +193,24 @@ def test_derived_rows_give_everyone_every_notebook_graded_out_of_its_points(cour
     assert rows["ann", NB02].status == "missing" and rows["ann", NB02].reason == record.NEVER_GRADED
     assert rows["ann", NB02].auto_max == rows["bo", NB02].auto_max > 0
     assert rows["ann", NB01].auto_score == rows["ann", NB01].auto_max and rows["ann", NB01].manual_pending > 0
+
+
+def test_the_scores_of_one_query_are_nbgraders(course, template, tmp_path):
+    """records/gradebook.all_scores (one SQL query, what every derived file is made from) gives what
+    nbgrader's ORM gives notebook by notebook: hand grades, extra credit, drawings to review, to grade."""
+    from maskdiff_solutions.course.records.gradebook import all_scores, scores
+    workspace = workspace_with(course, template, tmp_path)
+    graded(course, template, workspace, tmp_path, "ann", NB01, name="a")
+    graded(course, template, workspace, tmp_path, "bo", NB01, name="b", auto=0.5)
+    graded(course, template, workspace, tmp_path, "bo", NB02, name="c", auto=0.0)
+    hand_grade(workspace, course, "ann", NB01, 1.5, "fine")
+    with open_gradebook(workspace / "gradebook.db") as gradebook:
+        tests = [g for g in gradebook.find_submission_notebook(NB01, course.assignment, "bo").grades
+                 if g.name != ANSWER]
+        tests[0].auto_score, tests[0].needs_manual_grade = None, True      # a drawing to review
+        tests[1].manual_score, tests[1].extra_credit = 0.5, 1.0            # a person's override, extra credit
+        gradebook.db.commit()
+        want = {(s, n): scores(gradebook, course.assignment, n, s) for s in ("ann", "bo") for n in (NB01, NB02)}
+    got = all_scores(workspace / "gradebook.db", course.assignment)
+    assert {key: got[key] for key in want} == want   # (and nbgrader's zero placeholders of the others)
+    assert want["bo", NB01]["review"] and want["ann", NB01]["manual_score"] == 1.5
