@@ -22,11 +22,11 @@ or `export`, the page at the next `export` or regrade of that notebook). Invaria
 - a derived file deleted (grades-by-notebook.csv, grades-by-student.csv, a feedback
   page): the next command rebuilds it, or stops with exit 2, one `error:` line and nothing changed.
 
-Examples: MASKDIFF_TERM_EXAMPLES, else 20 + 5 (the inner loop, about 30 s) and 120 + 30 where CI is set
-(`.ci/run`: about 3 minutes at 1.2 s an example of up to 12 steps, a `grade` about 0.35 s, measured on
-the 2-core machine at load 3.3 with the failures of today's code swallowed); the slow machine that stops
-gradings: 5, 10 in CI (subprocesses: about 10 s an example);
-MASKDIFF_TERM_STEPS steps each (default 12); MASKDIFF_TERM_SHRINK=1 shrinks a failure (minutes). A
+Examples: MASKDIFF_TERM_EXAMPLES, else 20 + 5 of up to 12 steps (the inner loop, about 15 s) and 350 +
+150 of up to 8 steps where CI is set (`.ci/run`: 500 sequences of an instructor's actions, about 0.4 s
+an example, a `grade` of the class about 0.15 s with the fake grader, measured on the 2-core machine);
+the slow machine that stops gradings: 5, 10 in CI (subprocesses: about 10 s an example);
+MASKDIFF_TERM_STEPS steps each (default 12, 8 in CI); MASKDIFF_TERM_SHRINK=1 shrinks a failure (minutes). A
 failure found is kept below as a test of its steps (`test_found_...`).
 """
 import copy
@@ -510,18 +510,19 @@ def fast_folder(monkeypatch, tmp_path):
 def machine(monkeypatch, fast_folder):
     template = fake_grading.install(monkeypatch)
 
-    def run(cls, examples, steps=None, in_ci=None):
+    def run(cls, examples, steps=None, in_ci=None, steps_in_ci=None):
         cls.base, cls.template = fast_folder, template
+        steps = steps_in_ci if os.environ.get("CI") and steps_in_ci else steps
         run_state_machine_as_test(cls, settings=term_settings(examples, steps, in_ci))
     return run
 
 
 def test_a_term_on_canvas(machine):
-    machine(Term, 20, in_ci=120)
+    machine(Term, 20, in_ci=350, steps_in_ci=8)
 
 
 def test_a_term_of_collected_folders(machine):
-    machine(TermCollected, 5, in_ci=30)
+    machine(TermCollected, 5, in_ci=150, steps_in_ci=8)
 
 
 @pytest.mark.slow
