@@ -23,7 +23,7 @@ from maskdiff_solutions.course.ledger import commit
 from tests.support import classes, fake_grading, records
 from tests.support.classes import CLASS, NB01
 
-pytestmark = pytest.mark.course
+pytestmark = [pytest.mark.course, pytest.mark.slow]   # subprocesses stopped by signals: the inner loop has test_record.py
 
 ROOT = Path(__file__).resolve().parents[3]
 N01 = NB01[:-6]
