@@ -22,7 +22,7 @@ or `export`, the page at the next `export` or regrade of that notebook). Invaria
 - a derived file deleted (grades-by-notebook.csv, grades-by-student.csv, a feedback
   page): the next command rebuilds it, or stops with exit 2, one `error:` line and nothing changed.
 
-Examples: MASKDIFF_TERM_EXAMPLES, else 20 + 5 of up to 12 steps (the inner loop, about 15 s) and 350 +
+Examples: MASKDIFF_TERM_EXAMPLES, else 10 + 3 of up to 12 steps (the inner loop, about 8 s) and 350 +
 150 of up to 8 steps where CI is set (`.ci/run`: 500 sequences of an instructor's actions, about 0.4 s
 an example, a `grade` of the class about 0.15 s with the fake grader, measured on the 2-core machine);
 the slow machine that stops gradings: 5, 10 in CI (subprocesses: about 10 s an example);
@@ -518,11 +518,11 @@ def machine(monkeypatch, fast_folder):
 
 
 def test_a_term_on_canvas(machine):
-    machine(Term, 20, in_ci=350, steps_in_ci=8)
+    machine(Term, 10, in_ci=350, steps_in_ci=8)
 
 
 def test_a_term_of_collected_folders(machine):
-    machine(TermCollected, 5, in_ci=150, steps_in_ci=8)
+    machine(TermCollected, 3, in_ci=150, steps_in_ci=8)
 
 
 @pytest.mark.slow
