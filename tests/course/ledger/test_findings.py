@@ -236,3 +236,27 @@ def test_only_changed_after_the_gradebook_was_deleted_never_leaves_export_to_fai
     status, _, err = records.run(course, "export", "--workspace", workspace)
     assert status in (0, 2) and "MissingEntry" not in err, err[-600:]
     assert [page for page in pages if not page.is_file()] == []
+
+
+# ------------------------------------------------------------------------------------- late flags
+
+def test_a_late_flag_belongs_to_its_notebook_and_a_later_week_keeps_it(course, fake, tmp_path):
+    """Canvas marks Jane's notebook 01 late (`_late_` in its name); week 2, on time, never clears it:
+    the flag is kept per student and notebook in the record, not per batch in intake.json."""
+    import dataclasses
+    roster = classes.write_roster(tmp_path / "roster.csv")
+    jane = CLASS[0]
+    late = {dataclasses.replace(s, sortable=f"{s.sortable}_late") if s == jane else s: {NB01: classes.solved(course, NB01)}
+            for s in CLASS}
+    workspace = tmp_path / "ws"
+    assert records.grade(course, classes.write_canvas(tmp_path / "w1.zip", late), workspace, roster=roster,
+                         notebooks=("01",))[0] == 0
+    week2 = classes.write_canvas(tmp_path / "w2.zip", {s: {NB02: classes.handed_in(course, NB02, [])} for s in CLASS})
+    assert records.grade(course, week2, workspace, roster=roster, notebooks=("02",))[0] == 0
+    rows = records.rows(workspace)
+    flagged = sorted((student, notebook) for (student, notebook), row in rows.items() if row.late)
+    assert len(flagged) == 1 and flagged[0][1] == N01 and flagged[0][0].startswith(jane.sortable)
+    import csv
+    with open(workspace / "grades-by-student.csv", encoding="utf-8") as handle:
+        late_ones = [r["student"] for r in csv.DictReader(handle) if r["late"] == "yes"]
+    assert late_ones == [flagged[0][0]]

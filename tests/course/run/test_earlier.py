@@ -51,3 +51,22 @@ def test_a_grades_file_from_before_the_record_that_cannot_be_read_stops_naming_i
     (tmp_path / CSV_NAME).write_text("student,notebook,status\nann,01,graded\n")
     with pytest.raises(RecordError, match=f"move {CSV_NAME} out of"):
         check(course, tmp_path)
+
+
+def test_a_second_batch_keeps_the_first_ones_students_in_intake_json(tmp_path):
+    """Week 2's zip lacks a student of week 1: intake.json still names them (their platform id, for
+    `export --to`), with week 2's word for everyone it holds; another platform's batch replaces it."""
+    from maskdiff_solutions.course.intake.platforms import Intake, Student
+    from maskdiff_solutions.course.run.committer import remember_intake
+    week1 = Intake("canvas", "week1.zip", students={"ann_1": Student("ann_1", "1", "Ann", late=True),
+                                                    "bo_2": Student("bo_2", "2", "Bo")})
+    week2 = Intake("canvas", "week2.zip", students={"bo_2": Student("bo_2", "2", "Bo B.")})
+    week2.save(tmp_path)
+    remember_intake(tmp_path, week1, week2)
+    kept = Intake.load(tmp_path)
+    assert sorted(kept.students) == ["ann_1", "bo_2"] and kept.students["bo_2"].name == "Bo B."
+    assert kept.source == "week2.zip"
+    moodle = Intake("moodle", "m.zip", students={"cy_3": Student("cy_3", "3", "Cy")})
+    moodle.save(tmp_path)
+    remember_intake(tmp_path, kept, moodle)
+    assert sorted(Intake.load(tmp_path).students) == ["cy_3"]
