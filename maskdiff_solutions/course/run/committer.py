@@ -38,7 +38,10 @@ class Committer:
             if row.notebook in keep:
                 kept.append(self.earlier.kept_row(result.student, row.notebook))
             elif crashed and self.earlier.had_result(result.student, row.notebook):
-                continue   # a grading that broke never replaces a result: it is reported, and graded again
+                # a grading that broke never replaces a result: the row says so (exit 1), and grade again
+                old = dataclasses.replace(self.earlier.rows[(result.student, row.notebook)])
+                old.reason = join_once(old.reason, f"{row.reason}; the earlier result is kept: grade again")
+                kept.append(old)
             else:
                 self.earlier.note_replaced(result.student, row)
                 if row.status == "missing":

@@ -260,3 +260,21 @@ def test_a_late_flag_belongs_to_its_notebook_and_a_later_week_keeps_it(course, f
     with open(workspace / "grades-by-student.csv", encoding="utf-8") as handle:
         late_ones = [r["student"] for r in csv.DictReader(handle) if r["late"] == "yes"]
     assert late_ones == [flagged[0][0]]
+
+
+def test_a_grading_that_crashes_never_replaces_an_earlier_result_and_says_so(course, term, monkeypatch):
+    """Grading itself crashes for every student (exit 1): week 1's results stay, and each row says the
+    grading crashed and the earlier result is kept."""
+    workspace, roster, week1, students = term
+    before = records.gradebook(workspace)
+
+    def crash(task):
+        raise RuntimeError("the disk is full")
+    monkeypatch.setattr(one_student, "grade_student", crash)
+    status, _, err = records.grade(course, week1, workspace, roster=roster, notebooks=("01",))
+    assert status == 1 and "grading itself crashed" in err
+    assert records.gradebook(workspace) == before
+    for student in students:
+        row = records.rows(workspace)[(student, N01)]
+        assert row.status == "graded" and row.auto_score == 16.0
+        assert "grading crashed: RuntimeError: the disk is full; the earlier result is kept" in row.reason
