@@ -278,3 +278,15 @@ def test_a_grading_that_crashes_never_replaces_an_earlier_result_and_says_so(cou
         row = records.rows(workspace)[(student, N01)]
         assert row.status == "graded" and row.auto_score == 16.0
         assert "grading crashed: RuntimeError: the disk is full; the earlier result is kept" in row.reason
+
+
+def test_a_regrade_never_doubles_a_reason(course, fake, tmp_path):
+    """Bob, on the roster, hands in nothing twice: his row says so once, whatever the number of gradings."""
+    roster = classes.write_roster(tmp_path / "roster.csv")
+    bob = CLASS[1]
+    batch = classes.write_canvas(tmp_path / "w1.zip", {s: {NB01: classes.solved(course, NB01)} for s in CLASS if s != bob})
+    workspace = tmp_path / "ws"
+    for _ in range(3):
+        assert records.grade(course, batch, workspace, roster=roster, notebooks=("01",))[0] == 0
+    (row,) = [row for (student, _), row in records.rows(workspace).items() if student.startswith(bob.sortable)]
+    assert row.status == "missing" and row.reason.count("nothing was handed in") == 1, row.reason

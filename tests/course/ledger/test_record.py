@@ -214,3 +214,23 @@ def test_the_scores_of_one_query_are_nbgraders(course, template, tmp_path):
     got = all_scores(workspace / "gradebook.db", course.assignment)
     assert {key: got[key] for key in want} == want   # (and nbgrader's zero placeholders of the others)
     assert want["bo", NB01]["review"] and want["ann", NB01]["manual_score"] == 1.5
+
+
+def test_a_persons_override_of_a_test_stays_while_nothing_graded_in_the_notebook_changed(course, template, tmp_path):
+    """A drawing reviewed by a person (a manual score on an autograded test) survives a regrade of the same
+    notebook, and goes back to the checker's verdict once anything graded in it changed."""
+    workspace = workspace_with(course, template, tmp_path)
+    graded(course, template, workspace, tmp_path, "ann", NB01, answer="same", name="a")
+    with open_gradebook(workspace / "gradebook.db") as gradebook:
+        test = next(g for g in gradebook.find_submission_notebook(NB01, course.assignment, "ann").grades if g.name != ANSWER)
+        name = test.name
+        test.manual_score = 0.25
+        gradebook.db.commit()
+
+    def override():
+        with open_gradebook(workspace / "gradebook.db") as gradebook:
+            return gradebook.find_grade(name, NB01, course.assignment, "ann").manual_score
+    graded(course, template, workspace, tmp_path, "ann", NB01, answer="same", name="b")
+    assert override() == 0.25
+    graded(course, template, workspace, tmp_path, "ann", NB01, answer="changed", name="c")
+    assert override() is None
