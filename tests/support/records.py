@@ -4,7 +4,6 @@ tests of what grading records (tests/course/records/test_record.py, test_term_mo
 import contextlib
 import hashlib
 import io
-import json
 import sqlite3
 from dataclasses import asdict
 from pathlib import Path
@@ -15,7 +14,7 @@ from maskdiff_solutions.course.records.rows import CSV_NAME, read_csv
 from tests.support import fake_grading, importers
 
 ASSIGNMENT = "maskdiff"
-DERIVED = (CSV_NAME, "grades-by-student.csv", "grading-state.json", "intake.json")
+DERIVED = (CSV_NAME, "grades-by-student.csv", "intake.json")
 KINDS = ("submitted", "autograded", "feedback")
 
 
@@ -91,19 +90,23 @@ def page(workspace, student, notebook):
     return fake_grading.read_page(path) if path.is_file() else "absent"
 
 
-def state(workspace):
-    """grading-state.json's students (what --only-changed keeps), None without one."""
-    path = Path(workspace) / "grading-state.json"
-    return json.loads(path.read_text())["students"] if path.is_file() else None
+def ours(workspace):
+    """The course's rows of the record beside nbgrader's (course/ledger/record.py): what a person reads of
+    them (status, reason, repairs, failed tests, late, the file graded), not when nor what --only-changed
+    compares; None without a record."""
+    from maskdiff_solutions.course.ledger import record as ledger
+    shown = ("status", "reason", "repairs", "failed_tests", "late", "file_sha256")
+    stored = ledger.results(Path(workspace) / ledger.DB_NAME)
+    return {key: {k: value[k] for k in shown} for key, value in stored.items()} or None
 
 
 def record(workspace):
     """Everything a grading leaves, as plain values: the gradebook, the CSV rows, the files, the
-    per-student totals and grading-state.json (earlier-gradings/ and the lock left out)."""
+    per-student totals and the course's rows of the record (earlier-gradings/ and the lock left out)."""
     by_student = Path(workspace) / "grades-by-student.csv"
     return {"gradebook": gradebook(workspace), "rows": {k: asdict(v) for k, v in rows(workspace).items()},
             "files": files(workspace), "totals": by_student.read_text() if by_student.is_file() else None,
-            "state": state(workspace)}
+            "ours": ours(workspace)}
 
 
 def student_record(workspace, student):

@@ -1,4 +1,4 @@
-"""The term's record (gradebook.db, grades-by-notebook.csv, grades-by-student.csv, grading-state.json,
+"""The term's record (gradebook.db, and what is made from it: grades-by-notebook.csv, grades-by-student.csv,
 the feedback pages, Canvas's file) stays true through the weeks of a term (issue 52), through the
 command line with the fake grader (tests/support/fake_grading.py: milliseconds a student, scores by a
 rule of the notebook's content):
