@@ -171,13 +171,20 @@ def test_a_kill_mid_merge_keeps_each_student_whole_and_grading_again_finishes(co
     assert_finishes_and_undoes(course, term, workspace, monkeypatch)
 
 
+# Each kind of commit point once: the copy kept for undo, a student's grading starting, their files staged,
+# inside the record's transaction, their files moved, the files made from the record (the second
+# student's, so that one student stands committed before it).
+COMMIT_POINTS = ("keep", "grade #2", "stage#2", "put_result#2", "apply#2", "everyone", "write_csv")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["INT", "KILL"])
-def test_a_stop_at_every_step(course, term, how, monkeypatch):
-    """Every step of the grading stopped once: Ctrl-C at the odd ones, a kill at the even ones (a
-    subprocess each, about 4 s a step with the grading that finishes it)."""
+def test_a_stop_at_every_commit_point(course, term, how, monkeypatch):
+    """Ctrl-C, and a kill, at every kind of commit point (a subprocess each, about 5 s with the
+    grading that finishes it)."""
     failures = []
-    for at in range(1 if how == "INT" else 2, len(term["steps"]) + 1, 2):
+    points = [f"grade {term['students'][1]}" if point == "grade #2" else point for point in COMMIT_POINTS]
+    for at in step_numbers(term, *points):
         workspace, done = interrupted(course, term, how, at, f"{how}-every-{at}")
         try:
             if how == "INT":
