@@ -45,10 +45,13 @@ def main():
             con.execute("BEGIN")
             for student in students:
                 for stem in stems:
-                    record.put_result(con, Row(student, stem, "graded"))
                     path = ws / "submitted" / student / course.assignment / f"{stem}.ipynb"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(course.release_dir / f"{stem}.ipynb", path)
+                    graded = ws / "autograded" / student / course.assignment / f"{stem}.ipynb"
+                    graded.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(path, graded)
+                    record.put_result(con, Row(student, stem, "graded"), file_sha256=record.file_digest(path))
             con.execute("COMMIT")
         started = time.perf_counter()
         with open_gradebook(db) as gradebook:
