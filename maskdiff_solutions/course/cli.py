@@ -245,12 +245,12 @@ def dispatch(args):
         return 1 if failed else 0
     if args.command == "undo":
         from .ledger.commit import recover
-        from .ledger.export import feedback
+        from .ledger.export import remaker
         from .ledger.derived import rebuild
         from .ledger.safekeeping import hold, undo
         workspace = course.workspace(args.workspace)
         with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
-            recover(workspace, lambda student: feedback(course, workspace, [student]))
+            recover(workspace, remaker(course, workspace))
             put, about, replaced = undo(workspace)
             rebuild(course, workspace)   # the files made from the record put back, made from it again
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "

@@ -12,8 +12,8 @@ can be tested through the command line in milliseconds.
   never changes under these tests, so the real one would change nothing either);
 - `maskdiff_solutions.course.run.batch.warm_caches()` (notebook 03's stand-in networks) by "";
 - `maskdiff_solutions.course.records.summary.plot(report, path)` (the PNG: matplotlib) by nothing;
-- `maskdiff_solutions.course.ledger.export.feedback(course, workspace, students)` (and its name in
-  run/committer.py, which remakes the page of a student whose hand grades a regrade kept) (nbgrader's
+- `maskdiff_solutions.course.ledger.export.feedback(course, workspace, students)` (which
+  `export.remaker` calls too, for a student whose hand grades a regrade kept) (nbgrader's
   generate_feedback, ~0.3 s a notebook) by `fake_feedback`: `write_page` for every autograded notebook
   of those students, so that `export` remakes pages from the gradebook the same way grading made them,
   after removing the student's feedback folder as nbgrader's --force does (and failing, with the folder
@@ -394,14 +394,13 @@ def install(monkeypatch=None, course_root=None):
     course_root, default this checkout)."""
     from maskdiff_solutions.course.ledger import commit, derived, export, safekeeping
     from maskdiff_solutions.course.records import summary
-    from maskdiff_solutions.course.run import batch, committer, student
+    from maskdiff_solutions.course.run import batch, student
     monkeypatch = monkeypatch or Patcher()
     monkeypatch.setattr(student, "grade_student", grade_student)
     monkeypatch.setattr(batch, "generate", fake_generate)
     monkeypatch.setattr(batch, "warm_caches", lambda: "")
     monkeypatch.setattr(summary, "plot", lambda report, path: path)
     monkeypatch.setattr(export, "feedback", fake_feedback)
-    monkeypatch.setattr(committer, "feedback", fake_feedback)
     if os.environ.get(STOP) or os.environ.get(STEPS):
         # every commit point of a student's grading (staged, inside the transaction, files half moved)
         # and of the grading as a whole (the copy kept for undo, the derived files)

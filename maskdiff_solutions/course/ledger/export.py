@@ -5,6 +5,7 @@ and, beside it, each row's status and reason) is the only thing read: a derived 
 by hand is simply made again. nbgrader's own `nbgrader export` writes grades.csv (one row per student
 and assignment) and never touches ours.
 """
+import sys
 from pathlib import Path
 
 from ..intake.platforms import Intake
@@ -22,7 +23,7 @@ def export(course, workspace=None):
     workspace = Path(workspace or course.root).resolve()
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
     record.check(course, workspace)
-    commit.recover(workspace, lambda student: feedback(course, workspace, [student]))
+    commit.recover(workspace, remaker(course, workspace))
     db = workspace / record.DB_NAME
     if not record.results(db):
         raise FileNotFoundError(f"no grading in {workspace}: grade first "
@@ -33,6 +34,15 @@ def export(course, workspace=None):
     failed = feedback(course, workspace, sorted({row.student for row in rows if row.status in AUTOGRADED}))
     derived.write(course, workspace, rows, Intake.load(workspace))
     return rows, workspace / CSV_NAME, failed
+
+
+def remaker(course, workspace):
+    """remake(student), as commit.commit and commit.recover take it: the student's feedback made again
+    from the record (a hand grade a regrade kept), a page that could not be made said on stderr."""
+    def remake(student):
+        for who, why in feedback(course, workspace, [student]).items():
+            print(f"warning: the feedback of {who} could not be made again: {why}", file=sys.stderr)
+    return remake
 
 
 def feedback(course, workspace, students):

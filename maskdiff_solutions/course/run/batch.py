@@ -52,6 +52,7 @@ from ..records.rows import CSV_NAME, Report, Task
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
 from . import by_notebook, cluster, rerun, student as one_student
+from ..ledger.export import remaker
 from .committer import Committer, Interrupted, remember_intake
 from .earlier import Earlier
 from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
@@ -113,7 +114,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
 
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
         record.check(course, workspace)   # a record lost or at odds with the workspace stops everything
-        commit.recover(workspace)         # a grading killed mid-commit: its committed students finished
+        commit.recover(workspace, remaker(course, workspace))   # a grading killed mid-commit: finished
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
@@ -135,7 +136,6 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     results = rerun.reusable(course, workspace, batch, selected, inputs) if only_changed else {}
     main_db = workspace / "gradebook.db"
     committed = Committer(course, workspace, earlier, intake, inputs)
-    commit.recover(workspace, committed.remake)   # a journal entry the checks' recover left for a course
     for student in record.lost_pages(course, workspace):   # a page deleted by hand: made again
         committed.remake(student)
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:

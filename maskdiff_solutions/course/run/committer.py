@@ -2,13 +2,12 @@
 with what this grading decides for it: which earlier results stay, a crash that must not overwrite an
 earlier result, the late flag, what `--only-changed` compares next time; and Ctrl-C in one sentence."""
 import dataclasses
-import sys
 import time
 from pathlib import Path
 
 from ..intake import platforms
 from ..ledger import commit
-from ..ledger.export import feedback
+from ..ledger.export import remaker
 from . import job
 from .canary import STUDENT
 
@@ -26,6 +25,7 @@ class Committer:
     def __init__(self, course, workspace, earlier, intake, inputs):
         self.course, self.workspace, self.earlier, self.intake, self.inputs = course, workspace, earlier, intake, inputs
         self.stems = {Path(name).stem for name in course.notebooks()}
+        self.remake = remaker(course, workspace)
         self.done = []
 
     def student(self, scratch, result, folder):
@@ -56,10 +56,6 @@ class Committer:
                       result.withheld, kept, self.remake)
         self.done.append(result.student)
 
-    def remake(self, student):
-        """The student's feedback made again from the record (a hand grade kept by a regrade)."""
-        for who, why in feedback(self.course, self.workspace, [student]).items():
-            print(f"warning: the feedback of {who} could not be made again: {why}", file=sys.stderr)
 
     def absent(self, batch):
         """The earlier results of students not in this batch for the notebooks graded now: kept (their
