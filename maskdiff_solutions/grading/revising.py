@@ -297,7 +297,8 @@ def sample_blocks_errors(SampleBlocks):
 def commit_cases(g, count):
     """Random batches (x, candidate_ids, confidence, slots, tau, mask_id): distinct confidences
     (odd multiples of 1/2N) and thresholds that never equal one (multiples of 1/N, or >= 1); rows
-    without any eligible slot; the mask id 1 or 22, so a global MASK is not read by accident."""
+    without any eligible slot; the mask id 1 or 22, so a global MASK is not read by accident. Then
+    the cases where a confidence equals tau (`tie_cases`): "strictly above" is the rule."""
     cases = []
     for case in range(count):
         B, L = int(torch.randint(1, 6, (1,), generator=g)), int(torch.randint(2, 13, (1,), generator=g))
@@ -323,6 +324,26 @@ def commit_cases(g, count):
             tau = min(N, round(top * N + 0.5)) / N
         else:
             tau = int(torch.randint(0, N + 1, (1,), generator=g)) / N
+        cases.append((x, candidates, confidence, slots, tau, mask))
+    return cases + tie_cases(g, count // 8)
+
+
+def tie_cases(g, count):
+    """Batches in which tau is exactly an eligible confidence (that one stays masked when a higher one
+    passes), and the two-sentence world's first call at tau = 1: `the` and `is` certain (confidence
+    1.0), two uncertain draws; only one position may be committed, as the text's four calls need."""
+    cases = [(torch.full((1, 4), 13), torch.tensor([[0, 1, 3, 4]]), torch.tensor([[1.0, 0.8, 1.0, 0.8]]),
+              torch.ones(1, 4, dtype=torch.bool), 1.0, 13)]
+    for case in range(count):
+        B, L = int(torch.randint(1, 4, (1,), generator=g)), int(torch.randint(3, 10, (1,), generator=g))
+        mask = (1, 22)[case % 2]
+        x = torch.full((B, L), mask)
+        slots = torch.ones(B, L, dtype=torch.bool)
+        candidates = torch.randint(2, 21, (B, L), generator=g)
+        N = B * L
+        confidence = (2 * torch.randperm(N, generator=g) + 1).reshape(B, L).float() / (2 * N)
+        # the second most confident position of row 0: tau equals it, one position stays above it
+        tau = float(confidence[0].sort(descending=True).values[1])
         cases.append((x, candidates, confidence, slots, tau, mask))
     return cases
 
@@ -371,7 +392,9 @@ def commit_rule(CommitAbove):
             passing = eligible[b] & (confidence[b] > tau)
             top = int(score[b].argmax())
             if not passing.any():
-                expect(int(new[b].sum()) == 1 and bool(new[b, top]),
+                picked = int(torch.nonzero(new[b])[0]) if bool(new[b].any()) else top
+                tied = bool(score[b, picked] == score[b, top])   # ties may be broken either way
+                expect(int(new[b].sum()) == 1 and tied,
                        f"{what}, row {b}: no eligible confidence is above tau, so exactly one slot must be "
                        f"committed, the most confident eligible one (position {top}), so that every call "
                        f"makes progress; committed positions {torch.nonzero(new[b]).flatten().tolist()}"
@@ -385,7 +408,9 @@ def commit_rule(CommitAbove):
                 expect(not missed, f"{what}, row {b}: position {missed[:1]} is an eligible slot with "
                                    f"confidence above tau and was not committed: every one that passes is")
         want = ref.CommitAbove(x, candidates, confidence, slots, tau, mask)
-        expect(torch.equal(out, want), f"{what}: expected {want.tolist()}, got {out.tolist()}")
+        rows = eligible.any(dim=1)
+        ties = bool(((score == score.max(dim=1, keepdim=True).values).sum(dim=1)[rows] > 1).any())
+        expect(ties or torch.equal(out, want), f"{what}: expected {want.tolist()}, got {out.tolist()}")
 
 
 COMMIT_EXAMPLE = dict(

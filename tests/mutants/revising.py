@@ -241,6 +241,8 @@ MUTANTS = [
     edit("CommitAbove", "float ids: the canvas built from the confidences", [RULE],
          ("return torch.where(chosen, candidate_ids, x)",
           "out = torch.zeros_like(confidence)\n    out[:] = torch.where(chosen, candidate_ids, x)\n    return out")),
+    edit("CommitAbove", "a confidence equal to tau passes (>= for >)", [RULE],
+         ("chosen = eligible & (confidence > tau)", "chosen = eligible & (confidence >= tau)")),
     edit("CommitAbove", "tau = NaN not refused", [COMMIT_ERRORS], ("if not tau >= 0:", "if tau < 0:")),
     edit("CommitAbove", "a committed mask not refused", [COMMIT_ERRORS],
          ('    if (candidate_ids[chosen] == mask_id).any():\n        raise ValueError("a committed candidate is '
