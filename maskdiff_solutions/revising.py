@@ -94,8 +94,8 @@ def SigmaMax(t, s):
 
 def _times(t, s):
     t, s = float(t), float(s)
-    if not 0 <= s < t <= 1:
-        raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t = {t}, s = {s}")
+    if not (0 <= s <= t <= 1 and t > 0):   # s = t holds alpha fixed: ReMDM's loop (RemaskLoop)
+        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 and t > 0, got t = {t}, s = {s}")
     return t, s
 
 
@@ -114,7 +114,7 @@ def RemaskSigma(t, s, eta, schedule="cap"):
 
 
 def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
-    """One ReMDM step from time t to s < t: a decoded token goes back to the mask with probability
+    """One ReMDM step from time t to s <= t: a decoded token goes back to the mask with probability
     sigma; a mask becomes a draw from GuessX0(x_t) with probability (alpha_s - (1 - sigma) alpha_t) /
     (1 - alpha_t). Positions in `fixed` (the prompt, the padding) never change; x_t is not modified."""
     t, s = _times(t, s)

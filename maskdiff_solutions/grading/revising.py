@@ -461,12 +461,13 @@ def commit_errors_check(CommitAbove):
 
 # (1, 0) is left out: there sigma_max is (1 - alpha_s) / alpha_t = 0 / 0, a matter of convention.
 SIGMA_TIMES = sorted({(k / T, (k - 1) / T) for T in range(2, 7) for k in range(1, T + 1)}
-                     | {(0.3, 0.1), (0.9, 0.2), (0.55, 0.5), (0.7, 0.65), (1.0, 0.3)}, reverse=True)
+                     | {(0.3, 0.1), (0.9, 0.2), (0.55, 0.5), (0.7, 0.65), (1.0, 0.3)}
+                | {(0.5, 0.5), (0.2, 0.2), (0.9, 0.9), (1.0, 1.0)}, reverse=True)   # s = t: the loop
 SIGMA_ETAS = {"cap": (0.0, 0.2, 0.5, 1.0, 3.0), "rescale": (0.0, 0.2, 0.5, 1.0)}
 SIGMA_ERRORS = [("eta < 0", [0.5, 0.25, -0.1, "cap"]), ("eta < 0", [0.5, 0.25, -0.1, "rescale"]),
                 ("eta > 1 with the rescale schedule", [0.5, 0.25, 1.5, "rescale"]),
-                ("s = t: a step must go back in time, 0 <= s < t <= 1", [0.5, 0.5, 0.5, "cap"]),
-                ("s > t: a step must go back in time, 0 <= s < t <= 1", [0.25, 0.5, 0.5, "rescale"]),
+                ("t = s = 0: at t = 0 nothing is masked (alpha_t = 1), so t > 0", [0.0, 0.0, 0.5, "cap"]),
+                ("s > t: a step never goes forward in time, 0 <= s <= t <= 1", [0.25, 0.5, 0.5, "rescale"]),
                 ("t > 1: times lie in [0, 1]", [1.25, 0.5, 0.5, "cap"]),
                 ("s < 0: times lie in [0, 1]", [0.5, -0.25, 0.5, "cap"]),
                 ("the schedule 'linear' is neither 'cap' nor 'rescale'", [0.5, 0.25, 0.5, "linear"])]
@@ -735,14 +736,20 @@ def remask_fixed(RemaskStep):
 STEP_ERRORS = [("sigma = 0.6 is above sigma_max = min(1, s / (1 - t)) = 0.5", 0.5, 0.25, 0.6, None),
                ("sigma = 0.3 is above sigma_max = min(1, s / (1 - t)) = 0.2", 0.375, 0.125, 0.3, None),
                ("sigma = -0.1 is negative", 0.5, 0.25, -0.1, None),
-               ("s = t: a step must go back in time, 0 <= s < t <= 1", 0.5, 0.5, 0.0, None),
-               ("s > t: a step must go back in time, 0 <= s < t <= 1", 0.25, 0.5, 0.0, None),
+               ("t = s = 0: at t = 0 nothing is masked (alpha_t = 1), so t > 0", 0.0, 0.0, 0.0, None),
+               ("s > t: a step never goes forward in time, 0 <= s <= t <= 1", 0.25, 0.5, 0.0, None),
                ("t > 1: times lie in [0, 1]", 1.5, 0.5, 0.0, None),
                ("s < 0: times lie in [0, 1]", 0.5, -0.25, 0.0, None),
                ("fixed given as 0/1 integers, not a Boolean tensor", 0.5, 0.25, 0.2, "long"),
                ("fixed of another shape than x_t", 0.5, 0.25, 0.2, "short")]
 STEP_ALLOWED = [("sigma = sigma_max = 0.5", 0.5, 0.25, 0.5), ("sigma = sigma_max = 0.5", 0.75, 0.125, 0.5),
-                ("sigma = 0", 0.5, 0.25, 0.0)]
+                ("sigma = 0", 0.5, 0.25, 0.0), ("s = t, alpha held (ReMDM's loop)", 0.5, 0.5, 1.0)]
+# sigma_max computed the other way, (1 - alpha_s) / alpha_t against s / (1 - t): one ulp apart, either side. The
+# text allows a rounding error of 1e-9, so a step must take both (a RemaskSigma may compute either).
+STEP_ALLOWED += [(f"sigma = sigma_max computed as {form}, {sigma!r}", t, s, sigma)
+                 for t, s in ((2 / 9, 1 / 9), (2 / 5, 1 / 5), (4 / 7, 3 / 7))
+                 for form, sigma in (("s / (1 - t)", s / (1 - t)), ("(1 - alpha_s) / alpha_t", (1 - (1 - s)) / (1 - t)))
+                 if sigma <= 1]
 
 
 @check("RemaskStep.errors")

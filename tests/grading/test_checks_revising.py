@@ -203,8 +203,8 @@ def CommitAbove(x, candidate_ids, confidence, slots, tau, mask_id):
 def RemaskSigma(t, s, eta, schedule="cap"):
     if schedule not in ("cap", "rescale"):
         raise ValueError(f"unknown schedule {schedule!r}")
-    if not (0 <= s < t <= 1):
-        raise ValueError("need 0 <= s < t <= 1")
+    if not (0 <= s <= t <= 1) or t == 0:
+        raise ValueError("need 0 <= s <= t <= 1 and t > 0")
     alpha_t, alpha_s = 1 - t, 1 - s
     sigma_max = 1.0 if alpha_t == 0 else np.minimum(1.0, (1 - alpha_s) / alpha_t)
     if schedule == "cap":
@@ -218,8 +218,8 @@ def RemaskSigma(t, s, eta, schedule="cap"):
         "a 0-d tensor": '''
 def RemaskSigma(t, s, eta, schedule="cap"):
     t, s = torch.tensor(float(t), dtype=torch.float64), torch.tensor(float(s), dtype=torch.float64)
-    if not (0 <= s < t <= 1):
-        raise ValueError("need 0 <= s < t <= 1")
+    if not (0 <= s <= t <= 1) or t == 0:
+        raise ValueError("need 0 <= s <= t <= 1 and t > 0")
     sigma_max = torch.ones((), dtype=torch.float64) if t == 1 else torch.clamp(s / (1 - t), max=1.0)
     if schedule == "cap" and eta >= 0:
         return torch.clamp(sigma_max, max=eta)
@@ -231,8 +231,8 @@ def RemaskSigma(t, s, eta, schedule="cap"):
     "RemaskStep": {
         "Bernoulli coins for each kind, a Categorical draw": '''
 def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
-    if not (0 <= s < t <= 1):
-        raise ValueError("need 0 <= s < t <= 1")
+    if not (0 <= s <= t <= 1) or t == 0:
+        raise ValueError("need 0 <= s <= t <= 1 and t > 0")
     alpha_t, alpha_s = 1 - t, 1 - s
     limit = 1.0 if alpha_t == 0 else min(1.0, (1 - alpha_s) / alpha_t)
     if sigma < 0 or sigma > limit + 1e-9:
@@ -256,8 +256,8 @@ import random
 
 
 def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
-    if not (0 <= s < t <= 1):
-        raise ValueError("need 0 <= s < t <= 1")
+    if not (0 <= s <= t <= 1) or t == 0:
+        raise ValueError("need 0 <= s <= t <= 1 and t > 0")
     sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))
     if not 0 <= sigma <= sigma_max + 1e-9:
         raise ValueError("sigma out of range")
@@ -278,8 +278,8 @@ def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
 ''',
         "numpy's coins, the guesser asked only when a mask is revealed": '''
 def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
-    if not 0 <= s < t <= 1:
-        raise ValueError("need 0 <= s < t <= 1")
+    if t <= 0 or not 0 <= s <= t <= 1:
+        raise ValueError("need 0 <= s <= t <= 1, t > 0")
     sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))
     if sigma < 0 or sigma > sigma_max + 1e-9:
         raise ValueError("sigma out of range")

@@ -66,8 +66,8 @@ def CommitAbove(x, candidate_ids, confidence, slots, tau, mask_id):
 """,
     "RemaskSigma": """
 def RemaskSigma(t, s, eta, schedule="cap"):
-    if not 0 <= s < t <= 1:
-        raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t = {t}, s = {s}")
+    if not (0 <= s <= t <= 1 and t > 0):
+        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 and t > 0, got t = {t}, s = {s}")
     sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))
     if schedule == "cap":
         if eta < 0:
@@ -81,8 +81,8 @@ def RemaskSigma(t, s, eta, schedule="cap"):
 """,
     "RemaskStep": """
 def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
-    if not 0 <= s < t <= 1:
-        raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t = {t}, s = {s}")
+    if not (0 <= s <= t <= 1 and t > 0):
+        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 and t > 0, got t = {t}, s = {s}")
     sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))
     if not 0 <= sigma <= sigma_max + 1e-9:
         raise ValueError(f"sigma must lie in [0, sigma_max] = [0, {sigma_max:.4f}], got {sigma}")
@@ -263,9 +263,11 @@ MUTANTS = [
     edit("RemaskSigma", "eta above 1 accepted by the rescale schedule", ["RemaskSigma"],
          ("if not 0 <= eta <= 1:", "if eta < 0:")),
     edit("RemaskSigma", "times not checked", ["RemaskSigma"],
-         ('    if not 0 <= s < t <= 1:\n        raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t = {t}, '
-          's = {s}")\n', ""),
+         ('    if not (0 <= s <= t <= 1 and t > 0):\n        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 '
+          'and t > 0, got t = {t}, s = {s}")\n', ""),
          ("1.0 if t == 1 else min(1.0, s / (1 - t))", "1.0 if t >= 1 else min(1.0, s / (1 - t))")),
+    edit("RemaskSigma", "s = t refused: the loop cannot hold alpha", ["RemaskSigma"],
+         ("if not (0 <= s <= t <= 1 and t > 0):", "if not 0 <= s < t <= 1:")),
     edit("RemaskSigma", "an unknown schedule taken for 'rescale'", ["RemaskSigma"],
          ('    if schedule == "rescale":\n', "    else:\n")),
 
@@ -282,9 +284,13 @@ MUTANTS = [
           "return torch.where(decoded & (u < sigma), torch.full_like(x_t, mask), x).float()")),
     edit("RemaskStep", "sigma above sigma_max not refused", [STEP_ERRORS],
          ("if not 0 <= sigma <= sigma_max + 1e-9:", "if sigma < 0:")),
+    edit("RemaskStep", "sigma_max compared without the text's rounding allowance", [STEP_ERRORS],
+         ("if not 0 <= sigma <= sigma_max + 1e-9:", "if not 0 <= sigma <= sigma_max:")),
+    edit("RemaskStep", "s = t refused: the loop cannot hold alpha", [STEP_ERRORS],
+         ("if not (0 <= s <= t <= 1 and t > 0):", "if not 0 <= s < t <= 1:")),
     edit("RemaskStep", "times not checked", [STEP_ERRORS],
-         ('    if not 0 <= s < t <= 1:\n        raise ValueError(f"times must satisfy 0 <= s < t <= 1, got t = {t}, '
-          's = {s}")\n', ""),
+         ('    if not (0 <= s <= t <= 1 and t > 0):\n        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 '
+          'and t > 0, got t = {t}, s = {s}")\n', ""),
          ("sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))",
           "sigma_max = 1.0 if t >= 1 else min(1.0, max(0.0, s / (1 - t)))")),
     edit("RemaskStep", "fixed not checked", [STEP_ERRORS],

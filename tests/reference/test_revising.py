@@ -216,7 +216,8 @@ def test_sigma_schedules(t, s, eta, schedule, want):
 
 @pytest.mark.parametrize("args,message", [
     ((0.5, 0.25, -0.1), "eta must be at least 0"), ((0.5, 0.25, 1.5, "rescale"), r"eta must lie in \[0, 1\]"),
-    ((0.5, 0.5, 0.1), "0 <= s < t <= 1"), ((1.25, 0.5, 0.1), "0 <= s < t <= 1"),
+    ((0.25, 0.5, 0.1), "0 <= s <= t <= 1"), ((1.25, 0.5, 0.1), "0 <= s <= t <= 1"),
+    ((0.0, 0.0, 0.1), "t > 0"),
     ((0.5, 0.25, 0.1, "linear"), "schedule must be one of"),
 ])
 def test_sigma_errors_say_what_is_wrong(args, message):
@@ -274,8 +275,8 @@ def test_fixed_positions_and_x_t_never_change():
 
 @pytest.mark.parametrize("t,s,sigma,fixed,message", [
     (0.5, 0.25, 0.6, None, r"sigma must lie in \[0, sigma_max\] = \[0, 0.5\]"),
-    (0.5, 0.25, -0.1, None, "sigma must lie in"), (0.5, 0.5, 0.0, None, "0 <= s < t <= 1"),
-    (1.5, 0.5, 0.0, None, "0 <= s < t <= 1"), (0.5, 0.25, 0.1, torch.ones(3, dtype=torch.long), "Boolean tensor"),
+    (0.5, 0.25, -0.1, None, "sigma must lie in"), (0.25, 0.5, 0.0, None, "0 <= s <= t <= 1"),
+    (1.5, 0.5, 0.0, None, "0 <= s <= t <= 1"), (0.0, 0.0, 0.0, None, "t > 0"), (0.5, 0.25, 0.1, torch.ones(3, dtype=torch.long), "Boolean tensor"),
     (0.5, 0.25, 0.1, torch.ones(2, dtype=torch.bool), "Boolean tensor of x_t's shape"),
 ])
 def test_step_errors_say_what_is_wrong(t, s, sigma, fixed, message):
