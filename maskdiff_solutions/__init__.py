@@ -34,7 +34,7 @@ _HOME = {
     **dict.fromkeys(["blank_canvas", "candidate_distributions", "confidence_scores", "reveal_counts",
                      "reverse_update", "sample"], "batched"),
     **dict.fromkeys(["TransferCounts", "SampleBlocks", "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep",
-                     "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
+                     "RemaskLoop", "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
 }
 
 __version__ = "0.1.0"

@@ -74,6 +74,54 @@ def RemaskTwo(step, sigma_of, T, eta, schedule="cap"):
 # --- end of notebook cell ---
 
 
+# --- notebook cell: loop_two ---
+LOOP_T = 4   # LoopTwo's sampler takes 4 steps; its loop holds t = 1/4, before the last step
+
+
+def LoopTwo(step, sigma_of, loop, n, eta, T=LOOP_T):
+    """One sentence of the two-sentence world: T - 1 steps of step(...) without remasking, from t = 1
+    down to t = 1/T; there n loop steps, loop(step, sigma_of, x, 1/T, n, GuessX0_two, MASK, eta); then
+    the last step, from 1/T to 0, without remasking."""
+    x = torch.full((4,), MASK)
+    for k in range(T, 1, -1):
+        x = step(x, k / T, (k - 1) / T, GuessX0_two, MASK, 0.0)
+    x = loop(step, sigma_of, x, 1 / T, n, GuessX0_two, MASK, eta)
+    return step(x, 1 / T, 0.0, GuessX0_two, MASK, 0.0)
+
+
+def LoopExact(n, eta, T=LOOP_T):
+    """The probability that LoopTwo makes an impossible sentence, computed exactly, with the loop's
+    sigma = min(eta, sigma_max) (the cap schedule). Only positions 1 and 3 matter (`the` and `is` are
+    the same in both sentences): each is `_`, the first sentence's word (1) or the second's (2), so the
+    sampler is a Markov chain on 9 states, and each step multiplies their probabilities by a 9 x 9 matrix."""
+    states = [(a, b) for a in "_12" for b in "_12"]
+    first = SENTENCES["the cat is alive"]
+
+    def one(me, other, new, reveal, sigma):
+        """P(a position goes from `me` to `new`) given the other position `other`, as RemaskStep moves it."""
+        if me != "_":
+            return sigma if new == "_" else (1 - sigma) * (new == me)
+        if new == "_":
+            return 1 - reveal
+        guess = {"1": first, "2": 1 - first} if other == "_" else {other: 1.0}   # GuessX0_two's
+        return reveal * guess.get(new, 0.0)
+
+    def matrix(t, s, sigma):
+        reveal = ((1 - s) - (1 - sigma) * (1 - t)) / t
+        return torch.tensor([[one(a, b, a2, reveal, sigma) * one(b, a, b2, reveal, sigma) for a2, b2 in states]
+                             for a, b in states], dtype=torch.float64)
+
+    law = torch.zeros(9, dtype=torch.float64)
+    law[0] = 1.0                                       # all masked
+    for k in range(T, 1, -1):
+        law = law @ matrix(k / T, (k - 1) / T, 0.0)
+    sigma = min(eta, (1 / T) / (1 - 1 / T))            # sigma_max with alpha held at t = 1/T
+    law = law @ torch.linalg.matrix_power(matrix(1 / T, 1 / T, sigma), n)
+    law = law @ matrix(1 / T, 0.0, 0.0)
+    return float(law[states.index(("1", "2"))] + law[states.index(("2", "1"))])
+# --- end of notebook cell ---
+
+
 # --- notebook cell: commit_recorder ---
 class Recorder:
     """Wraps a model: passes every call on and keeps a copy of the canvas it was called on."""

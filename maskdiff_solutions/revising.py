@@ -6,6 +6,7 @@ step of a T-step sampler goes from t = k/T to s = (k-1)/T, and remasking with si
 02's Undiffuse in law (it unmasks with probability (t - s) / t = 1/k).
 """
 import math
+import numbers
 from fractions import Fraction
 
 import torch
@@ -134,6 +135,18 @@ def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
     decoded = (x_t != mask) & ~fixed
     out = torch.where(masked & (draw < unmask), guess, x_t)
     return torch.where(decoded & (draw < sigma), torch.full_like(x_t, mask), out)
+
+
+def RemaskLoop(step, sigma_of, x, t, n, GuessX0, mask, eta, schedule="cap", fixed=None):
+    """ReMDM's loop: n steps of step(x, t, t, GuessX0, mask, sigma, fixed) with alpha held at t and
+    sigma = sigma_of(t, t, eta, schedule). Decoded tokens go back and are drawn again while as many
+    masks stay as alpha_t says. `step` and `sigma_of` are RemaskStep and RemaskSigma, handed in."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or int(n) != n or n < 0:
+        raise ValueError(f"n must be a whole number of loop steps, at least 0, got {n!r}")
+    sigma = sigma_of(t, t, eta, schedule)
+    for _ in range(int(n)):
+        x = step(x, t, t, GuessX0, mask, sigma, fixed)
+    return x
 
 
 def GenerateRemask(L, T, GuessX0, mask, eta=0.0, schedule="cap", step=RemaskStep):

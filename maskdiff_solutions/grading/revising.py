@@ -766,6 +766,142 @@ def remask_errors(RemaskStep):
         value_of(result, f"{step_what(t, s, sigma)} ({why} is allowed)")
 
 
+# ---------------------------------------------------------------- RemaskLoop
+
+class LoopStep:
+    """Stands in for RemaskStep inside a RemaskLoop: asks the guesser it was handed once, keeps what
+    it was called with, and returns a new canvas with the number of the call written at position
+    `call % L`, so that the canvas each call was handed shows which call made it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, x_t, t, s, GuessX0, mask, sigma, fixed=None, *extra):
+        x = torch.as_tensor(x_t).detach().cpu().clone().long()
+        guess = GuessX0(x)
+        self.calls.append(dict(x=x, t=t, s=s, guess=guess, mask=mask, sigma=sigma, fixed=fixed, extra=extra))
+        out = x.clone()
+        out[len(self.calls) % len(out)] = 100 + len(self.calls)
+        return out
+
+
+class LoopSigma:
+    """Stands in for RemaskSigma: the reference's value, and every call kept."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append((args, kwargs))
+        return ref.RemaskSigma(*args, **kwargs)
+
+
+def loop_guess(x):
+    """A guesser whose answer names the canvas it was asked about (so a wrong one is seen)."""
+    return torch.nn.functional.one_hot(torch.as_tensor(x).long() % 5, 5).float()
+
+
+# (x, t, n, mask, eta, schedule or None for the default, fixed or None)
+LOOP_CASES = [(torch.tensor([3, 7, 7, 1, 7]), 0.25, 3, 7, 0.2, None, None),
+              (torch.tensor([3, 7, 7, 1, 7]), 0.25, 0, 7, 0.2, None, None),
+              (torch.tensor([22, 4, 22, 22, 0, 0]), 0.5, 1, 22, 0.5, "rescale", None),
+              (torch.tensor([2, 2, 9, 9, 9, 4, 4]), 0.4, 5, 9, 3.0, "cap",
+               torch.tensor([True, True, False, False, False, True, True])),
+              (torch.tensor([9, 1, 9, 1]), 0.9, 4, 9, 0.7, "rescale", torch.zeros(4, dtype=torch.bool))]
+
+
+def loop_what(case):
+    x, t, n, mask, eta, schedule, fixed = case
+    tail = ("" if schedule is None else f", {schedule!r}") + ("" if fixed is None else f", fixed={fixed.tolist()}")
+    return f"RemaskLoop(step, sigma_of, {x.tolist()}, {t}, {n}, GuessX0, {mask}, {eta}{tail})"
+
+
+def loop_calls(step, sigma_of, case, what):
+    """Check the calls one RemaskLoop made of its step and sigma_of."""
+    x, t, n, mask, eta, schedule, fixed = case
+    schedule = schedule or "cap"
+    sigma = ref.RemaskSigma(t, t, eta, schedule)
+    expect(len(step.calls) == n, f"{what} called step {len(step.calls)} times: n = {n} loop steps are {n} calls")
+    if n == 0:
+        return
+    expect(sigma_of.calls, f"{what} never called sigma_of: sigma is sigma_of(t, t, eta, schedule)")
+    for args, kwargs in sigma_of.calls:
+        asked = list(args) + [kwargs.get(k) for k in ("t", "s", "eta", "schedule")[len(args):] if k in kwargs]
+        got = dict(zip(("t", "s", "eta", "schedule"), asked + ["cap"] * (4 - len(asked))))
+        expect(got["t"] == t and got["s"] == t, f"{what} called sigma_of with times t = {got['t']}, s = {got['s']}: "
+                                                f"the loop holds the time, so both are t = {t}")
+        expect(got["eta"] == eta and got["schedule"] == schedule,
+               f"{what} called sigma_of with eta = {got['eta']!r} and schedule {got['schedule']!r}: hand on "
+               f"eta = {eta} and the schedule {schedule!r}")
+    before = x
+    for c, call in enumerate(step.calls, 1):
+        expect(call["t"] == t and call["s"] == t, f"{what}: call {c} of step went from t = {call['t']} to "
+                                                  f"s = {call['s']}; every loop step goes from t to t = {t} "
+                                                  f"(alpha held)")
+        expect(torch.equal(call["x"], before), f"{what}: call {c} of step was handed {call['x'].tolist()}, not "
+                                               f"the canvas the call before returned, {before.tolist()}: each "
+                                               f"loop step starts where the last one ended")
+        expect(torch.equal(torch.as_tensor(call["guess"]).float(), loop_guess(before)),
+               f"{what}: call {c} of step was not handed the GuessX0 given to RemaskLoop")
+        expect(call["mask"] == mask, f"{what}: call {c} of step was handed mask = {call['mask']!r}, not {mask}")
+        try:
+            given = float(call["sigma"])
+        except (TypeError, ValueError):
+            given = math.nan
+        expect(abs(given - sigma) <= 1e-9, f"{what}: call {c} of step was handed sigma = {call['sigma']!r}; it "
+                                           f"should be sigma_of(t, t, eta, schedule) = {sigma:.6g}")
+        handed = call["fixed"]
+        same = handed is None if fixed is None else (torch.is_tensor(handed) and torch.equal(handed, fixed))
+        expect(same, f"{what}: call {c} of step was handed fixed = {handed!r}; hand on the fixed positions "
+                     f"given ({None if fixed is None else fixed.tolist()})")
+        before = before.clone()
+        before[c % len(before)] = 100 + c
+
+
+@check("RemaskLoop.steps")
+def remask_loop(RemaskLoop):
+    for case in LOOP_CASES:
+        x, t, n, mask, eta, schedule, fixed = case
+        what = loop_what(case)
+        step, sigma_of = LoopStep(), LoopSigma()
+        args = [step, sigma_of, x.clone(), t, n, loop_guess, mask, eta]
+        if schedule is not None or fixed is not None:
+            args.append(schedule or "cap")
+        if fixed is not None:
+            args.append(fixed.clone())
+        result = RemaskLoop.calls([args])[0]
+        if result[0] == "raised" and not step.calls and n:
+            raise Failure(f"{what} {raised(result[1], result[2])} before it called step: the loop calls "
+                          f"the step handed in (your RemaskStep) n times")
+        out = value_of(result, what)
+        expect(not changed(result) & {2}, f"{what} modified x: each step returns a new canvas, keep x as it is")
+        loop_calls(step, sigma_of, case, what)
+        last = x.clone()
+        for c in range(1, n + 1):
+            last[c % len(last)] = 100 + c
+        got = token_ids(out, f"what {what} returned", length=len(x))
+        expect(torch.equal(got, last), f"{what} returned {got.tolist()}, not the canvas the last call of step "
+                                       f"returned ({last.tolist()})" + (": with n = 0, x itself" if n == 0 else ""))
+
+
+@check("RemaskLoop.errors")
+def remask_loop_errors(RemaskLoop):
+    cases = [("n = -1 loop steps", -1), ("n = 2.5 loop steps is no whole number", 2.5), ("n = -3", -3)]
+    def keep(x_t, t, s, GuessX0, mask, sigma, fixed=None):   # RemaskStep's names, for a call by keyword
+        return x_t
+
+    def sigma(t, s, eta, schedule="cap"):
+        return 0.0
+
+    results = RemaskLoop.calls([[keep, sigma, torch.tensor([1, 2]), 0.5, n, loop_guess, 9, 0.1] for _, n in cases])
+    for (why, n), result in zip(cases, results):
+        refused(result, why, f"RemaskLoop(step, sigma_of, x, 0.5, {n}, GuessX0, 9, 0.1)")
+    fine = RemaskLoop.calls([[keep, sigma, torch.tensor([1, 2]), 0.5, n, loop_guess, 9, 0.1] for n in (0, 2)])
+    for n, result in zip((0, 2), fine):
+        value_of(result, f"RemaskLoop(step, sigma_of, x, 0.5, {n!r}, GuessX0, 9, 0.1) (n = {n!r} is a whole number "
+                         f"of steps)")
+
+
 # ---------------------------------------------------------------- SampleEntropy
 
 def entropy_cases(g):

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.nb06
 
 CHECKS = ["TransferCounts.even", "TransferCounts.schedule", "TransferCounts.errors", "SampleBlocks.blocks",
           "SampleBlocks.errors", "CommitAbove.rule", "CommitAbove.errors", "RemaskSigma", "RemaskStep.law",
-          "RemaskStep.fixed", "RemaskStep.errors", "SampleEntropy", "Perplexity"]
+          "RemaskStep.fixed", "RemaskStep.errors", "RemaskLoop.steps", "RemaskLoop.errors", "SampleEntropy",
+          "Perplexity"]
 FUNCTIONS = sorted({name.split(".")[0] for name in CHECKS})
 # the inner loop (`-m "not slow"`) the first, as in test_checks.py
 SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
@@ -294,6 +295,33 @@ def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
         out[reveal] = torch.multinomial(GuessX0(x_t)[reveal], 1)[:, 0]
     out[torch.from_numpy(remask_coin < sigma) & (x_t != mask) & ~fixed] = mask
     return out
+''',
+    },
+    "RemaskLoop": {
+        "a while loop, sigma asked at every step, keyword arguments": '''
+def RemaskLoop(step, sigma_of, x, t, n, GuessX0, mask, eta, schedule="cap", fixed=None):
+    if n < 0 or n % 1:
+        raise ValueError(f"n = {n} is not a whole number of steps >= 0")
+    done = 0
+    while done < n:
+        x = step(x, t, t, GuessX0, mask, sigma=sigma_of(t, s=t, eta=eta, schedule=schedule), fixed=fixed)
+        done += 1
+    return x
+''',
+        "recursion, numbers.Integral, a clone first": '''
+import numbers
+
+
+def RemaskLoop(step, sigma_of, x, t, n, GuessX0, mask, eta, schedule="cap", fixed=None):
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError("n must be a non-negative integer")
+    if n == 0:
+        return x.clone()
+    sigma = sigma_of(t, t, eta, schedule)
+    return RemaskLoop(step, sigma_of, step(x, t, t, GuessX0, mask, sigma, fixed), t, n - 1, GuessX0, mask, eta,
+                      schedule, fixed)
 ''',
     },
     "SampleEntropy": {

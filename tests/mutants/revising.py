@@ -99,6 +99,15 @@ def RemaskStep(x_t, t, s, GuessX0, mask, sigma, fixed=None):
     x = torch.where(masked & (u < reveal), guess, x_t)
     return torch.where(decoded & (u < sigma), torch.full_like(x_t, mask), x)
 """,
+    "RemaskLoop": """
+def RemaskLoop(step, sigma_of, x, t, n, GuessX0, mask, eta, schedule="cap", fixed=None):
+    if isinstance(n, bool) or int(n) != n or n < 0:
+        raise ValueError(f"n must be a whole number of loop steps, at least 0, got {n!r}")
+    sigma = sigma_of(t, t, eta, schedule)
+    for _ in range(int(n)):
+        x = step(x, t, t, GuessX0, mask, sigma, fixed)
+    return x
+""",
     "SampleEntropy": """
 def SampleEntropy(ids):
     ids = torch.as_tensor(ids)
@@ -137,6 +146,7 @@ EVEN, SCHEDULE, TRANSFER_ERRORS = "TransferCounts.even", "TransferCounts.schedul
 BLOCKS, BLOCK_ERRORS = "SampleBlocks.blocks", "SampleBlocks.errors"
 RULE, COMMIT_ERRORS = "CommitAbove.rule", "CommitAbove.errors"
 LAW, FIXED, STEP_ERRORS = "RemaskStep.law", "RemaskStep.fixed", "RemaskStep.errors"
+LOOP, LOOP_ERRORS = "RemaskLoop.steps", "RemaskLoop.errors"
 STEPS_CHECK = '''    if isinstance(steps, bool) or int(steps) != steps or steps < 1:
         raise ValueError(f"steps must be an integer of at least 1, got {steps!r}")
 '''
@@ -325,6 +335,31 @@ MUTANTS = [
     edit("RemaskStep", "reads the global MASK to find the masks", [LAW],
          ("masked = (x_t == mask) & ~fixed\n    decoded = (x_t != mask) & ~fixed",
           "masked = (x_t == MASK) & ~fixed\n    decoded = (x_t != MASK) & ~fixed")),
+
+    # ------------------------------------------------------------ RemaskLoop
+    edit("RemaskLoop", "the clock keeps running: each step from t to t - 1/n", [LOOP],
+         ("    for _ in range(int(n)):\n        x = step(x, t, t, GuessX0, mask, sigma, fixed)\n",
+          "    for i in range(int(n)):\n        x = step(x, t * (n - i) / n, t * (n - i - 1) / n, GuessX0, mask, "
+          "sigma_of(t * (n - i) / n, t * (n - i - 1) / n, eta, schedule), fixed)\n")),
+    edit("RemaskLoop", "steps to s = 0 with sigma_max from t to 0", [LOOP],
+         ("sigma = sigma_of(t, t, eta, schedule)", "sigma = sigma_of(t, 0.0, eta, schedule)"),
+         ("x = step(x, t, t, GuessX0, mask, sigma, fixed)", "x = step(x, t, 0.0, GuessX0, mask, sigma, fixed)")),
+    edit("RemaskLoop", "n - 1 steps", [LOOP], ("for _ in range(int(n)):", "for _ in range(1, int(n)):")),
+    edit("RemaskLoop", "every step from the x handed in", [LOOP],
+         ("    for _ in range(int(n)):\n        x = step(x, t, t, GuessX0, mask, sigma, fixed)\n    return x\n",
+          "    out = x\n    for _ in range(int(n)):\n        out = step(x, t, t, GuessX0, mask, sigma, fixed)\n"
+          "    return out\n")),
+    edit("RemaskLoop", "eta taken as sigma", [LOOP], ("sigma = sigma_of(t, t, eta, schedule)", "sigma = eta")),
+    edit("RemaskLoop", "the schedule not handed on", [LOOP],
+         ("sigma = sigma_of(t, t, eta, schedule)", "sigma = sigma_of(t, t, eta)")),
+    edit("RemaskLoop", "fixed not handed on", [LOOP],
+         ("x = step(x, t, t, GuessX0, mask, sigma, fixed)", "x = step(x, t, t, GuessX0, mask, sigma)")),
+    edit("RemaskLoop", "the global MASK for the mask", [LOOP],
+         ("x = step(x, t, t, GuessX0, mask, sigma, fixed)", "x = step(x, t, t, GuessX0, 13, sigma, fixed)")),
+    edit("RemaskLoop", "a negative n loops zero times", [LOOP_ERRORS],
+         ("int(n) != n or n < 0:", "int(n) != n:")),
+    edit("RemaskLoop", "n rounded down: 2.5 steps are 2", [LOOP_ERRORS],
+         ("isinstance(n, bool) or int(n) != n or n < 0:", "isinstance(n, bool) or n < 0:")),
 
     # ------------------------------------------------------------ SampleEntropy
     edit("SampleEntropy", "in bits", ["SampleEntropy"], ("share.log()", "share.log2()")),
