@@ -13,7 +13,7 @@ PARTS = {
     "03_real_language_model": ("chat",),
     "04_training": ("loss", "loss_plots"),
     "05_sampler_internals": ("batched", "batched_plots"),
-    "06_revising_and_faster": ("revising", "revising_plots"),
+    "06_revising_and_faster": ("revising", "revising_plots", "loop_plots"),
 }
 
 for _modules in PARTS.values():

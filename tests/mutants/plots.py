@@ -346,6 +346,8 @@ ONE_COIN_STEP = (  # a RemaskStep with one coin for every position: masks are re
 UNDIFFUSE_INLINE = ("(lambda x, t, s, G, m, sigma: torch.where((x == m) & (torch.rand(4) < (t - s) / t), "
                     "torch.multinomial(G(x), 1)[:, 0], x))")
 RATES = "rates = [sum(Impossible(RemaskTwo(RemaskStep, RemaskSigma, T, eta, schedule)) for _ in range(runs)) / runs"
+LOOP_RATES = ("rates = [sum(Impossible(LoopTwo(RemaskStep, RemaskSigma, RemaskLoop, n, eta)) for _ in range(runs)) / runs\n"
+              "             for n in tqdm(NS, desc=f\"eta = {eta}\")]")
 
 MUTANTS += [
     # notebook 06: the two budgets side by side
@@ -415,6 +417,20 @@ MUTANTS += [
     PlotMutant(NB06, "plot_remasking", "no_remasking_run_with_another_step",
                ((RATES, RATES.replace("RemaskTwo(RemaskStep,", f"RemaskTwo(RemaskStep if eta else {UNDIFFUSE_INLINE},")),),
                ("plot_remasking",), functions=ONE_COIN_STEP),
+    # notebook 06: does the loop fix the cat is empty?
+    PlotMutant(NB06, "plot_loop", "exact_law_drawn_as_the_measurement",
+               ((LOOP_RATES, "rates = [LoopExact(n, eta) for n in NS]"),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "share_of_real_sentences",
+               ((LOOP_RATES, LOOP_RATES.replace("sum(Impossible(", "sum(not Impossible(")),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "no_level_without_the_loop", (('plt.axhline(0.32 / 4, color="k", ls="--", '
+                                                              'label="no loop: 0.32 / T, T = 4")\n', ""),),
+               ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "level_of_the_last_figure_at_T_32", (("plt.axhline(0.32 / 4,", "plt.axhline(0.32 / 32,"),),
+               ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "one_exact_curve_for_both_etas",
+               (("[LoopExact(n, eta) for n in NS]", "[LoopExact(n, 0.2) for n in NS]"),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "no_legend", (("plt.legend()\n", ""),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "ten_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 10"),), ("plot_loop",)),
     # notebook 06: two numbers for a sample
     PlotMutant(NB06, "plot_entropy_perplexity", "entropy_in_bits",
                (("entropy = [SampleEntropy(row) for row in rows]", "entropy = [SampleEntropy(row) / math.log(2) for row in rows]"),),

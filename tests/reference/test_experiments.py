@@ -152,3 +152,33 @@ def test_the_rounding_warning_is_real():
            for remaining in range(1, 40) if math.isclose((remaining / left) % 1, 0.5)
            and from_alphas(remaining, steps, left) != round(remaining / left)]
     assert off, "no float product lands off a half: the warning would be empty"
+
+
+def test_the_loop_numbers_the_text_states():
+    """LoopTwo at T = 4: 0.32/T = 0.08 without the loop, sigma_max = 1/3 at t = 1/4; the answer's
+    settling points (0.04 for eta = 0.2 within about 8 steps, 0.027 at n = 32 and a floor of about 0.025 for
+    eta = 0.05) and the plain sampler's 0.32/36, three times fewer."""
+    said = text() + " ".join(cell("loop_fixes").split())
+    assert world.LOOP_T == 4 and "$0.32/T = 0.08$ at $T = 4$" in said and "$\\sigma_{\\max} = 1/3$" in said
+    assert RemaskSigma(1 / 4, 1 / 4, 1.0, "cap") == pytest.approx(1 / 3)
+    for eta in (0.2, 0.05):
+        assert world.LoopExact(0, eta) == pytest.approx(0.08)
+    assert world.LoopExact(8, 0.2) == pytest.approx(0.04, abs=0.0015) and world.LoopExact(200, 0.2) == pytest.approx(0.04)
+    assert round(world.LoopExact(32, 0.05), 3) == 0.027 and round(world.LoopExact(10**4, 0.05), 3) == 0.025
+    assert world.LoopExact(100, 0.05) == pytest.approx(0.025, abs=0.0006)
+    assert "$0.32/36 \\approx 0.009$, three times fewer" in said
+    assert round(0.32 / 36, 3) == 0.009 and round(world.LoopExact(32, 0.05) / (0.32 / 36)) == 3
+
+
+def test_loop_exact_is_the_law_of_loop_two():
+    """The exact 9-state chain agrees with the 36-canvas chain of the checker, and with runs."""
+    from maskdiff_solutions.grading.loop_plots import exact_law
+    for eta in (0.2, 0.05, 0.3):
+        for n in (0, 1, 5, 17):
+            assert world.LoopExact(n, eta) == pytest.approx(exact_law(min(eta, 1 / 3), n), abs=1e-12)
+    from maskdiff_solutions.revising import RemaskLoop
+    torch.manual_seed(3)
+    runs = 4000
+    k = sum(world.Impossible(world.LoopTwo(RemaskStep, RemaskSigma, RemaskLoop, 4, 0.2)) for _ in range(runs))
+    p = world.LoopExact(4, 0.2)
+    assert abs(k / runs - p) < 6 * (p * (1 - p) / runs) ** 0.5

@@ -34,7 +34,8 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     "show_worked_example": "05_sampler_internals.ipynb",
     "show_batch_stories": "05_sampler_internals.ipynb",
     **{check: "06_revising_and_faster.ipynb" for check in (
-        "show_budgets", "plot_commit_order", "plot_threshold_trade", "plot_remasking", "plot_entropy_perplexity")},
+        "show_budgets", "plot_commit_order", "plot_threshold_trade", "plot_remasking", "plot_loop",
+        "plot_entropy_perplexity")},
 }
 
 
