@@ -1,8 +1,12 @@
-"""The pages a person's browser shows for a graded submission, and what in them could act there."""
+"""The pages a person's browser shows for a graded submission, what in them could act there, and the
+hostile outputs a student can hand in to try."""
+import base64
 import html.parser
+import io
 from pathlib import Path
 
 from nbconvert.exporters import HTMLExporter
+from nbformat.v4 import new_output
 from nbgrader.server_extensions.formgrader import handlers
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
@@ -56,3 +60,39 @@ def active(page, marker):
     parser.feed(page)
     parser.close()
     return parser.found
+
+
+# What each hostile output would show if it acted in a browser (the markdown answer's comes last)
+PWNED = ("pwned-html", "pwned-js", "pwned-svg", "pwned-attr", "pwned-md")
+
+
+def figure_png(title="my loss: 0.4987"):
+    """A student's own figure: a falling curve, drawn here, as the base64 PNG a notebook holds."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([2.0, 1.1, 0.7, 0.52, 0.4987])
+    ax.set_title(title)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def hostile_outputs(png):
+    """Outputs a student can write into the notebook they hand in: HTML, script, SVG, an image that is
+    not one or carries an attribute, a flood of text and more outputs than a cell keeps."""
+    return [
+        new_output("display_data", data={"text/html": '<script>alert("pwned-html")</script>',
+                                         "text/plain": "the html's plain twin"}),
+        new_output("display_data", data={"application/javascript": 'alert("pwned-js")'}),
+        new_output("display_data", data={"image/svg+xml": "<svg onload=\"alert('pwned-svg')\"/>"}),
+        new_output("display_data", data={"image/png": "x\" onerror=\"alert('pwned-attr')"}),
+        new_output("display_data", data={"image/png": base64.b64encode(b"GIF89a not a png").decode()}),
+        new_output("display_data", data={"image/png": png},
+                   metadata={"image/png": {"width": "1 onerror=alert('pwned-attr')", "height": 50},
+                             "filenames": {"image/png": "/etc/passwd"}}),
+        new_output("stream", name="stdout", text="z" * 100_000),
+        *[new_output("stream", name="stdout", text=f"line {i}\n") for i in range(40)],
+    ]

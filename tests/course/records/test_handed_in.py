@@ -9,16 +9,13 @@ reason, the test cell waits for a person's score, and `export` counts it once gi
 
 One student, one notebook (04): a single grading run shared by the tests of this module.
 """
-import base64
 import csv
 import functools
-import io
 import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
 
-import matplotlib
 import pytest
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
@@ -31,10 +28,7 @@ from maskdiff_solutions.grading import core
 from maskdiff_solutions.course.term.demo import solved
 from maskdiff_solutions.course.run.batch import grade
 from maskdiff_solutions.course.records.rows import CSV_NAME
-from tests.support.pages import active, formgrader_view
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from tests.support.pages import PWNED, active, figure_png, formgrader_view, hostile_outputs
 
 pytestmark = [pytest.mark.course, pytest.mark.slow, pytest.mark.nb04]
 NB = "04_training.ipynb"
@@ -57,7 +51,6 @@ STUDENT = "full_run"
 FIGURE_CELL = HOSTILE_CELL = "stories_four_settings"
 ANSWER_CELL = "story_settings_comparison"
 OWN_TEXT = "final loss 0.4987 after 5000 steps (my own run on a T4)"
-PWNED = ("pwned-html", "pwned-js", "pwned-svg", "pwned-attr", "pwned-md")
 # the drawing the reader is made unsure of (after its real check has passed), and what it says
 REVIEWED, REASON = "plot_story_loss", "the reader saw a curve drawn as <i>dots</i> it could not place"
 OWN_DRAWING = "my story loss after 5000 steps"
@@ -80,34 +73,6 @@ def unsure_of(name):
         core.CHECKS[name] = check
 
 
-def figure_png():
-    """The student's own figure: a loss curve that ends below the 0.50 floor, drawn here."""
-    fig, ax = plt.subplots(figsize=(3, 2))
-    ax.plot([2.0, 1.1, 0.7, 0.52, 0.4987])
-    ax.set_title("my loss: 0.4987")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=40)
-    plt.close(fig)
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
-def hostile_outputs():
-    png = figure_png()
-    return [
-        new_output("display_data", data={"text/html": '<script>alert("pwned-html")</script>',
-                                         "text/plain": "the html's plain twin"}),
-        new_output("display_data", data={"application/javascript": 'alert("pwned-js")'}),
-        new_output("display_data", data={"image/svg+xml": "<svg onload=\"alert('pwned-svg')\"/>"}),
-        new_output("display_data", data={"image/png": "x\" onerror=\"alert('pwned-attr')"}),
-        new_output("display_data", data={"image/png": base64.b64encode(b"GIF89a not a png").decode()}),
-        new_output("display_data", data={"image/png": png},
-                   metadata={"image/png": {"width": "1 onerror=alert('pwned-attr')", "height": 50},
-                             "filenames": {"image/png": "/etc/passwd"}}),
-        new_output("stream", name="stdout", text="z" * 100_000),
-        *[new_output("stream", name="stdout", text=f"line {i}\n") for i in range(40)],
-    ]
-
-
 def full_run(course):
     """The reference notebook 04 as a student hands it in after running it in full on Colab."""
     nb = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
@@ -118,7 +83,7 @@ def full_run(course):
             cell.outputs = [new_output("stream", name="stdout", text=OWN_TEXT + "\n"),
                             new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
             if name == HOSTILE_CELL:
-                cell.outputs = cell.outputs + hostile_outputs()
+                cell.outputs = cell.outputs + hostile_outputs(png)
         if name == REVIEWED:
             cell.outputs = [new_output("stream", name="stdout", text=OWN_DRAWING + "\n"),
                             new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
