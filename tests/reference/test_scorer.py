@@ -4,8 +4,9 @@ named; the stand-in is a word-level tokenizer and a tiny GPT-2 trained on the no
 saved with save_pretrained, loaded back through the same from_pretrained calls, announced, seeded,
 kept in its cache folder, cheap to build (the grader's cells have 30 s). Its Logits mix in a copy term
 (MixInCopying), so that, as the notebook teaches of a large scorer, it reads `the the … the` as more
-likely than stories, and stories as far more likely than the same words shuffled. Runs on the
-oldest supported transformers (4.48, `.ci/old_transformers`) and the newest."""
+likely than stories, and stories as far more likely than the same words shuffled; the notebook's
+numbers are held here. Runs on the oldest supported transformers (4.48, `.ci/old_transformers`) and
+the newest."""
 import random
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from maskdiff_solutions import scorer
 from maskdiff_solutions.corpus import MakeCorpus, StandInStories
+from maskdiff_solutions.course.intake import notebooks as nbtools
 from maskdiff_solutions.revising import Perplexity
 
 pytestmark = pytest.mark.nb06
@@ -193,6 +195,18 @@ def test_the_copy_term_is_what_reads_repetition_as_predictable(stand_in):
         network = stand_in.model(ids[None]).logits.float()
     assert Perplexity(lambda _: network, ids) > 1000
     assert torch.equal(stand_in.Logits(ids[None]), scorer.MixInCopying(network[0], ids)[None])
+
+
+def test_the_numbers_the_notebook_states(stand_in):
+    said = " ".join(next(c.source for c in nbtools.read(ROOT / "source" / "maskdiff" / "06_revising_and_faster.ipynb")
+                         .cells if c.source.startswith("The scorer: on Colab")).split())
+    assert ("it scores `the the … the` at about 1.6, stretches of the stories between 2 and 6, and the same "
+            "words shuffled above 1,000 (the tiny network alone puts `the the … the` above 1,000 as well)") in said
+    assert Perplexity(stand_in.Logits, stand_in.Ids(REPEATED)) == pytest.approx(1.6, abs=0.1)
+    real = stretches(64, seed=0)
+    assert all(2 <= Perplexity(stand_in.Logits, stand_in.Ids(text)) <= 6 for text in real)
+    assert all(Perplexity(stand_in.Logits, stand_in.Ids(shuffled(text))) > 1000 for text in real[:12])
+    # the network alone: test_the_copy_term_is_what_reads_repetition_as_predictable
 
 
 # ----------------------------------------------------------------------------- the copy term
