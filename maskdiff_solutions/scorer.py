@@ -6,7 +6,10 @@ CI, `offline=True`) or when the download fails, it builds a stand-in in a few se
 tokenizer over the words of `text` (the notebook's `story_text`) and a tiny GPT-2 trained on that text
 (seeded; SCORER_STEPS steps of one thread, cut short only past SCORER_SECONDS, far beyond them, so
 that a loaded grader builds the same stand-in as an idle one), saved with `save_pretrained` into
-the cache folder and loaded back through the very same `from_pretrained` calls. It always says which
+the cache folder and loaded back through the very same `from_pretrained` calls. A network that small
+never learns what a large one does in context, that a word is followed by what followed it earlier in
+the text (the copying that rates `the the the` or ReMDM's `love love love` as predictable), so the
+stand-in's `Logits` mix in a copy term that does just that (`MixInCopying`). It always says which
 one it loaded, and a stand-in is announced as a STAND-IN. A stand-in already in the cache folder
 (same recipe, same text, same transformers) is loaded, not rebuilt.
 
@@ -28,13 +31,15 @@ from pathlib import Path
 import torch
 
 SCORER = "roneneldan/TinyStories-33M"   # GPT-Neo, 33 million parameters, trained on TinyStories
-SCORER_VERSION = 2        # bump when the stand-in's recipe changes: cached stand-ins are then rebuilt
+SCORER_VERSION = 3        # bump when the stand-in's recipe changes: cached stand-ins are then rebuilt
 SCORER_SEED = 0           # the stand-in's weights and training draw only from this seed
 SCORER_STEPS = 100        # training steps of the stand-in (about 2 s; fewer only past SCORER_SECONDS)
 SCORER_SECONDS = 10.0     # a safety net far past 100 steps: the same stand-in on a grader, loaded or not
 SCORER_WORDS = 2000       # the stand-in's vocabulary: the most common words of the text, and <unk>
 SCORER_CHARACTERS = 400_000   # the stand-in reads at most this much of the text
 SCORER_EOS = "<|endoftext|>"  # separates the stories, as in TinyStories
+SCORER_COPY_PRIOR = 0.1   # the stand-in's belief, before reading a text, that the text copies itself
+SCORER_COPY_SLIP = 0.1    # the share the copy term leaves to the network's guess when it copies
 
 
 def ScorerTokenizer(text, size=SCORER_WORDS):
@@ -89,6 +94,28 @@ def TrainScorer(model, tokens, steps=SCORER_STEPS, seconds=SCORER_SECONDS, seed=
     finally:
         torch.set_num_threads(threads)
     return model.eval(), done, loss
+
+
+def MixInCopying(logits, ids, prior=SCORER_COPY_PRIOR, slip=SCORER_COPY_SLIP):
+    """Log-probabilities [n, V] of each next token: the network's guess (its `logits` [n, V] for the
+    ids [n]) mixed with a copy term's, which expects the token at i to be followed by what followed it
+    earlier in the text (where it did not occur earlier, the copy term is the network's guess; elsewhere
+    it keeps a `slip` of it). Bayes' rule mixes the two: each weighs as much as it is believed from
+    `prior` and how well it foresaw the tokens so far, so copying wins a text that repeats itself and
+    gives way to the network on text that does not. Position i reads ids[: i + 1] only."""
+    import torch.nn.functional as F
+    network = logits.float().log_softmax(-1)
+    n, size = network.shape
+    ids = torch.as_tensor(ids).long()
+    place = torch.arange(n)
+    before = (ids[:, None] == ids[None, :]) & (place[None, :] < place[:, None])   # [i, j]: j < i, same token
+    followers = before[:, : n - 1].float() @ F.one_hot(ids[1:], size).float()     # what came after each j
+    seen = followers.sum(-1, keepdim=True)
+    copying = torch.where(seen > 0, ((1 - slip) * followers / seen.clamp(min=1) + slip * network.exp()).log(),
+                          network)
+    foresaw = (copying[:-1] - network[:-1]).gather(1, ids[1:, None])[:, 0]   # log-likelihood ratios
+    belief = torch.logit(torch.tensor(prior)) + torch.cat([torch.zeros(1), foresaw.cumsum(0)])
+    return torch.logaddexp(F.logsigmoid(belief)[:, None] + copying, F.logsigmoid(-belief)[:, None] + network)
 
 
 def BuildScorer(text, folder, seed=SCORER_SEED, steps=SCORER_STEPS, seconds=SCORER_SECONDS):
@@ -151,7 +178,8 @@ def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CA
     Logits(ids) -> [1, n, V] float logits on the CPU for a [1, n] tensor of ids (no gradient).
     Not offline: the network `name` (from the Hugging Face hub, or the copy downloaded earlier when the
     hub cannot be reached). Offline, or when that fails: a stand-in trained on `text` for at most
-    `seconds` (built once, then kept in the folder `cache`)."""
+    `seconds` (built once, then kept in the folder `cache`), whose Logits are the model's with the copy
+    term mixed in (MixInCopying)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     where, source = name, None
     if offline:
@@ -166,6 +194,7 @@ def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CA
         except Exception as error:   # no connection, no such network, a transformers that cannot read it
             reason = (f"could not load {name}{'' if online else ' (the hub cannot be reached)'}: "
                       f"{type(error).__name__}: {' '.join(str(error).split())[:300]}")
+    copies = source is None   # the stand-in needs the copy term; a large network copies on its own
     if source is None:
         where = ScorerFolder(text, cache)
         made = "kept from an earlier run"
@@ -174,7 +203,8 @@ def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CA
         tokenizer = AutoTokenizer.from_pretrained(where)
         model = AutoModelForCausalLM.from_pretrained(where)
         source = (f"STAND-IN scorer ({reason}): a tiny word-level GPT-2 trained on this notebook's stories, "
-                  f"not {name} ({made}; {where}). Its perplexities compare samples with one another; "
+                  f"with a copy term that expects a word to be followed by what followed it earlier in the "
+                  f"text, not {name} ({made}; {where}). Its perplexities compare samples with one another; "
                   f"they are not comparable with {name}'s")
     model = model.float().to(device).eval()
     longest = getattr(model.config, "max_position_embeddings", None) or 2048
@@ -192,7 +222,8 @@ def LoadScorer(text, device="cpu", name=SCORER, offline=False, cache=STAND_IN_CA
         torch.set_num_threads(1 if tiny else threads)
         try:
             with torch.no_grad():
-                return model(ids.long().to(model.device)).logits.float().cpu()
+                logits = model(ids.long().to(model.device)).logits.float().cpu()
+                return MixInCopying(logits[0], ids[0].cpu())[None] if copies else logits
         finally:
             torch.set_num_threads(threads)
 
