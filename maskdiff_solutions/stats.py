@@ -57,6 +57,26 @@ def binomial_test(k, n, p, alpha, what="count"):
     return Verdict(bool(p_value >= alpha), p_value, summary)
 
 
+def likelihood_ratio_test(counts, n, null, other, alpha, what="counts"):
+    """Are counts[i] of n (independent binomials of probabilities null[i]) much likelier under the
+    probabilities `other`? The whole curve at once, where each point alone says little: fails when
+    log LR = sum_i log P_other(counts[i]) / P_null(counts[i]) exceeds c, with c from the Chernoff bound
+    P_null(log LR >= c) <= E_null[LR^l] e^{-l c} (0 < l <= 1, chosen from the laws, not the counts), so
+    a count from the null law fails with probability at most alpha."""
+    n = int(n)
+    logs = [(binomial_log_pmf(n, min(max(p, 1e-300), 1 - 1e-16)), binomial_log_pmf(n, min(max(q, 1e-300), 1 - 1e-16)))
+            for p, q in zip(null, other)]
+
+    def threshold(l):
+        log_mgf = sum(float(np.logaddexp.reduce((1 - l) * a + l * b)) for a, b in logs)
+        return (log_mgf - math.log(alpha)) / l
+
+    c = min(threshold(l) for l in np.linspace(0.05, 1.0, 20))
+    log_lr = sum(float(b[int(k)] - a[int(k)]) for k, (a, b) in zip(counts, logs))
+    summary = f"{what}: log likelihood ratio {log_lr:.2f} against the bound {c:.2f}"
+    return Verdict(bool(log_lr <= c), math.exp(min(0.0, c - log_lr)), summary)
+
+
 def dkw_epsilon(n, alpha):
     """The distance sup |F_n - F| that n samples from F exceed with probability at most alpha."""
     return math.sqrt(math.log(2.0 / alpha) / (2.0 * n))

@@ -773,15 +773,17 @@ def plot_remasking(drawn, RemaskStep, RemaskSigma):
             expect(not all(abs(shares[T] - exact[(1, T)]) < 1e-4 for T in TS),
                    f"in {series.describe()} the shares are the exact law of remasking, not shares of your runs: "
                    f"plot what your runs of RemaskTwo made")
-    asked = runs_asked(2000)
+    asked = runs_asked(5000)
     n = max(found, asked)
     pairings = [(a, b) for a, b in itertools.permutations(range(len(data)), 2)
                 if data[a][3] in (0, None) and data[b][3] in (1, None)]
     expect(pairings, "say in the legend which curve is without remasking and which is with it")
-    fresh, problems = None, []
+    fresh, problems, wrong = None, [], []
     for stage in ("exact", "fresh"):
         if stage == "exact" and exact is None:
             continue
+        if stage == "fresh" and wrong:
+            raise Failure(wrong[0])
         if stage == "fresh":
             fresh = remask_chains(RemaskStep, sigmas) if any(sigmas.values()) else {}
             if not any(v for v in fresh.values()):
@@ -791,11 +793,14 @@ def plot_remasking(drawn, RemaskStep, RemaskSigma):
         for pair in pairings:
             try:
                 _judge_remasking([data[pair[0]], data[pair[1]]], n, exact if stage == "exact" else None, fresh)
+            except WrongCurve as failure:   # a curve of the other kind: the student's own runs cannot explain it
+                wrong.append(str(failure))
+                continue
             except Failure as failure:
                 problems.append(str(failure))
                 continue
             verdict, message = few_runs(found, asked, _remask_groups(exact, fresh), "the drawn shares",
-                                        "repeats(2000)")
+                                        "repeats(5000)")
             if verdict == "fail":
                 raise Failure(message)
             if verdict == "review":
@@ -820,13 +825,28 @@ def _remask_groups(exact, fresh):
     return groups
 
 
+class WrongCurve(Failure):
+    """A drawn curve far likelier to be runs of the other curve's kind than of its own."""
+
+
 def _judge_remasking(pair, n, exact, fresh):
     """Each drawn share against the exact law (Chernoff), or against the student's own runs (Chernoff on
     each side, and a Hoeffding bound on the sum over T of the differences, which sees a curve off all
     along that no single T can show with few runs of the student's functions)."""
-    alpha = ALPHA / 3 / (len(ROLES) * (len(TS) + 1))
+    alpha = ALPHA / 3 / (len(ROLES) * (len(TS) + 2))
     for role, (_, series, shares, _) in enumerate(pair):
         name = ROLES[role][0]
+        counts = [shares[T] * n for T in TS]
+        if exact is not None and all(abs(k - round(k)) < 1e-6 for k in counts):
+            # the whole curve against the other curve's law: a second curve of the wrong kind sits a few
+            # standard errors off at every T, which no single T shows
+            other = ROLES[1 - role][0]
+            verdict = stats.likelihood_ratio_test([round(k) for k in counts], n, [exact[(role, T)] for T in TS],
+                                                  [exact[(1 - role, T)] for T in TS], alpha)
+            if not verdict.ok:
+                raise WrongCurve(f"{series.describe()} is drawn as {name}, but over T = {', '.join(map(str, TS))} its "
+                                 f"shares are far likelier runs {other}: {verdict.summary}; draw each curve from its "
+                                 f"own runs of RemaskTwo")
         if exact is None and all(fresh.get((role, T)) for T in TS):
             gap = sum(shares[T] - fresh[(role, T)][0] / fresh[(role, T)][1] for T in TS)
             bound = math.sqrt(math.log(2 / alpha) / 2 * sum(1 / n + 1 / fresh[(role, T)][1] for T in TS))

@@ -23,7 +23,7 @@ DATA = {
         """),
     "plot_remasking": dedent("""\
         Ts = [1, 2, 4, 8, 16, 32]
-        runs = repeats(2000)
+        runs = repeats(5000)
         counts = {}
         for label, eta, schedule in (("no remasking", 0.0, "cap"), ("remasking", 1.0, "rescale")):
             counts[label] = [sum(Impossible(RemaskTwo(RemaskStep, RemaskSigma, T, eta, schedule)) for _ in range(runs))
