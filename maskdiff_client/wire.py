@@ -88,6 +88,8 @@ def _tensor(value):
     t = value.detach()
     if t.layout != torch.strided or t.dtype not in TORCH_NAMES:
         return {"~": "opaque", "type": "Tensor", "text": f"dtype {t.dtype}, layout {t.layout}"}
+    if t.device.type == "meta":  # shape only, no values to send (notebook 05's check puts `device` there)
+        return {"~": "opaque", "type": "Tensor", "text": f"on the meta device, shape {list(t.shape)}"}
     t = torch.Tensor.contiguous(t.cpu()).reshape(-1)
     raw = t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
     return {"~": "tensor", "dtype": TORCH_NAMES[t.dtype], "shape": list(value.shape), "data": _b64(raw),

@@ -2,7 +2,8 @@
 denoiser pass, confidence scores, per-row reveal budgets and the reverse update that commits them.
 
 Shapes: B rows, L positions, V vocabulary entries. `model(x)` maps a [B, L] long tensor to logits
-[B, L, V]. Commits are irreversible; PAD marks positions beyond a row's length.
+[B, L, V], both on the CPU wherever its network lives (the notebooks' `story_model`), so the samplers
+work on the CPU throughout. Commits are irreversible; PAD marks positions beyond a row's length.
 """
 import math
 
@@ -121,16 +122,16 @@ def reverse_update_rowwise(x, candidate_ids, confidence, generation_slots, revea
     return torch.where(commit, candidate_ids, x)
 
 
-def prompt_canvas(prompts, lengths, mask_id, pad_id, device=None):
+def prompt_canvas(prompts, lengths, mask_id, pad_id):
     """Rows of different lengths: row b holds prompts[b], then masks up to lengths[b], then PAD.
     Returns the canvas and its generation slots (the masked part of each row)."""
     if len(prompts) != len(lengths):
         raise ValueError(f"{len(prompts)} prompts but {len(lengths)} lengths")
     L = max(int(n) for n in lengths)
-    x = torch.full((len(lengths), L), pad_id, dtype=torch.long, device=device)
+    x = torch.full((len(lengths), L), pad_id, dtype=torch.long)
     slots = torch.zeros_like(x, dtype=torch.bool)
     for b, (prompt, n) in enumerate(zip(prompts, lengths)):
-        prompt = torch.as_tensor(prompt, dtype=torch.long, device=device).reshape(-1)
+        prompt = torch.as_tensor(prompt, dtype=torch.long).reshape(-1)
         if len(prompt) > n:
             raise ValueError(f"row {b}: prompt of {len(prompt)} tokens does not fit in length {n}")
         x[b, :len(prompt)] = prompt
@@ -143,7 +144,7 @@ def prompt_canvas(prompts, lengths, mask_id, pad_id, device=None):
 def sample(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
     """Generate every row in `steps` denoiser passes: after each pass commit each row's budget of most
     confident candidates, then ask the model again with the new context."""
-    x, slots = prompt_canvas(prompts, lengths, mask_id, pad_id, device=_device_of(model))
+    x, slots = prompt_canvas(prompts, lengths, mask_id, pad_id)
     control = sorted({mask_id, pad_id, *control_ids})
     for steps_left in range(int(steps), 0, -1):
         probs = candidate_distributions(model, x, control)
@@ -162,10 +163,9 @@ def sample_rowwise(model, prompts, lengths, steps, mask_id, pad_id, control_ids=
     L = max(int(n) for n in lengths)
     control = sorted({mask_id, pad_id, *control_ids})
     for prompt, n in zip(prompts, lengths):
-        x, slots = prompt_canvas([prompt], [n], mask_id, pad_id, device=_device_of(model))
-        x = torch.cat([x, torch.full((1, L - x.shape[1]), pad_id, dtype=torch.long, device=x.device)], 1)
-        slots = torch.cat([slots, torch.zeros((1, L - slots.shape[1]), dtype=torch.bool,
-                                              device=x.device)], 1)
+        x, slots = prompt_canvas([prompt], [n], mask_id, pad_id)
+        x = torch.cat([x, torch.full((1, L - x.shape[1]), pad_id, dtype=torch.long)], 1)
+        slots = torch.cat([slots, torch.zeros((1, L - slots.shape[1]), dtype=torch.bool)], 1)
         for steps_left in range(int(steps), 0, -1):
             confidence, candidates = candidate_distributions(model, x, control).max(dim=-1)
             k = math.ceil(int((slots & (x == mask_id)).sum()) / steps_left)
@@ -173,9 +173,3 @@ def sample_rowwise(model, prompts, lengths, steps, mask_id, pad_id, control_ids=
         rows.append(x[0])
     return torch.stack(rows)
 
-
-def _device_of(model):
-    try:
-        return next(model.parameters()).device
-    except (AttributeError, StopIteration):
-        return None

@@ -206,6 +206,21 @@ def test_notebook_02_names_the_impossible_sentences():
         assert f"the {noun} is {state}" not in real, f"'the {noun} is {state}' is a real sentence"
 
 
+def test_notebooks_02_and_04_count_position_2_alike():
+    """Issue 53: the Bayes table of notebook 04 asks for "position 2", which a student could take for an
+    index. Both notebooks say it in code, `GuessX0_two(x...)[1`, the index of the word where cat and box
+    differ, masked in the three sentences of notebook 04's table."""
+    for name in ("02_undiffusing.ipynb", "04_training.ipynb"):
+        said = [one_line(c.source) for c in cells(name) if c.cell_type == "markdown" and "position 2" in c.source]
+        assert any(re.search(r"GuessX0_two\(x(?:_t)?\)\[1\b", text) for text in said), name
+    assert "index 1" in next(text for text in (one_line(c.source) for c in cells("04_training.ipynb"))
+                             if text.startswith("### Graded") and "has it learned Bayes" in text)
+    words = {sentence.split()[1] for sentence, _ in TWO_WORLD}
+    assert words == {"cat", "box"}, words
+    for pattern in ("_ _ _ _", "_ _ is alive", "the _ _ empty"):
+        assert pattern.split()[1] == "_", pattern
+
+
 # ---------------------------------------------------------------- the README holds to the code
 
 README = readme()

@@ -2,12 +2,17 @@
 and the batched sampler. Everything here is deterministic given the inputs, so the checks compare
 with the reference exactly (confidences are drawn distinct, so no ties decide anything). The fake
 denoiser and, for `sample`, the reference helpers stay with the checker: the student's code calls
-them back, so their call counts are ours."""
+them back, so their call counts are ours.
+
+`sample` is held to the notebook's device rule without a GPU: its model is a plain function from ids
+on the CPU to logits on the CPU (fakes.CpuModel, as `story_model` is), the notebook's `device` is bound
+to a device without data for the call, and the model and helpers refuse tensors from there. A canvas
+moved to `device` (or to the model's parameters' device) fails here as it crashes on Colab's GPU."""
 import torch
 
 from .. import batched as ref
 from .core import Failure, call, changed, check, expect, not_integers, value_of, vector
-from .fakes import FakeDenoiser
+from .fakes import ELSEWHERE, CpuModel, FakeDenoiser, off_cpu, on_cpu
 
 PAD, MASK = 0, 1
 
@@ -212,21 +217,50 @@ def invariants(reverse_update):
         expect(torch.equal(out, want), "each row must commit its most confident eligible proposals")
 
 
+def cpu_only(helper):
+    """A reference helper handed to the student's sample, refusing tensors off the CPU as the model does."""
+    def guarded(*args, **kwargs):
+        for value in (*args, *kwargs.values()):
+            on_cpu(value, f"the check's {helper.__name__}")
+        return helper(*args, **kwargs)
+    guarded.__name__ = helper.__name__
+    return guarded
+
+
+def run_sample(sample, helpers, seed, args):
+    """One call of the student's sample with the notebook's `device` standing for a GPU, and the model
+    it was handed. A canvas moved there only on the way out is harmless (Colab prints it all the same):
+    such a call is judged again with `device` on the CPU."""
+    for device in (ELSEWHERE, "cpu"):
+        model = CpuModel(FakeDenoiser(seed=seed))
+        result = sample.with_globals({**helpers, "device": device}, model, *args)
+        if not (result[0] == "ok" and off_cpu(result[1])):
+            break
+    return model, result
+
+
+def sampled(result, what):
+    """The canvas one call of sample returned; a model asked for its parameters is said in the rule."""
+    if result[0] == "raised" and result[1] == "AttributeError" and "parameters" in str(result[2]):
+        raise Failure(f"{what} asked the model for its parameters ({result[2]}): the model is any function "
+                      "from ids on the CPU to logits on the CPU, as story_model is, with no parameters to take a "
+                      "device from; build the canvas on the CPU and keep it there")
+    return value_of(result, what)
+
+
 @check("sample")
 def batched_sampler(sample):
     g = torch.Generator().manual_seed(5)
-    helpers = dict(blank_canvas=ref.blank_canvas, candidate_distributions=ref.candidate_distributions,
-                   confidence_scores=ref.confidence_scores, reveal_counts=ref.reveal_counts,
-                   reverse_update=ref.reverse_update)
+    helpers = {helper.__name__: cpu_only(helper) for helper in (
+        ref.blank_canvas, ref.candidate_distributions, ref.confidence_scores, ref.reveal_counts, ref.reverse_update)}
     for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
         lengths = torch.randint(4, 17, (B,), generator=g).tolist()
         prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
                    for n in lengths]
-        model = FakeDenoiser(seed=case)
         what = (f"sample(model, prompts, lengths={lengths}, steps={steps}, mask_id={MASK}, "
                 f"pad_id={PAD})")
-        result = sample.with_globals(helpers, model, prompts, lengths, steps, MASK, PAD)
-        out = value_of(result, what)
+        model, result = run_sample(sample, helpers, case, (prompts, lengths, steps, MASK, PAD))
+        out = sampled(result, what)
         expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
                f"sample should return [B, max length] = [{B}, {max(lengths)}], "
                f"got {list(getattr(out, 'shape', []))}")

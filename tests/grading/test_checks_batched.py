@@ -1,5 +1,6 @@
 """Hidden checks of notebook 05 accept correct implementations written in other styles, the
-lesson's per-row loop among them."""
+lesson's per-row loop among them, and every way of keeping sample's canvas where the model takes it
+(the CPU, as story_model does)."""
 import math
 
 import pytest
@@ -52,9 +53,52 @@ def sample_own_loop(model, prompts, lengths, steps, mask_id, pad_id, control_ids
     return x
 
 
+def sample_on_the_models_device_if_it_has_one(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    """The canvas follows the model's parameters where it has some, else stays on the CPU (a function),
+    and goes back to the CPU at the end: story_model, a function, keeps it on the CPU."""
+    x = torch.full((len(lengths), max(lengths)), pad_id, dtype=torch.long)
+    slots = torch.zeros_like(x, dtype=torch.bool)
+    for b, (p, n) in enumerate(zip(prompts, lengths)):
+        x[b, :len(p)], x[b, len(p):n], slots[b, len(p):n] = torch.as_tensor(p), mask_id, True
+    try:
+        x, slots = x.to(next(model.parameters()).device), slots.to(next(model.parameters()).device)
+    except (AttributeError, StopIteration):
+        pass
+    for s in range(steps, 0, -1):
+        confidence, candidates = candidate_distributions(model, x, [pad_id, mask_id, *control_ids]).max(-1)
+        x = reverse_update(x, candidates, confidence, slots,
+                           reveal_counts((slots & (x == mask_id)).sum(1), s), mask_id, pad_id)
+    return x.cpu()
+
+
+def sample_returned_on_the_device(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    """Works on the CPU and hands the rows back on the notebook's device: harmless (Colab prints them)."""
+    return sample_own_loop(model, prompts, lengths, steps, mask_id, pad_id, control_ids).to(device)
+
+
+def sample_on_the_prompts_device(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    """Builds the canvas where the prompts are (the CPU), with blank_canvas and confidence_scores."""
+    where = prompts[0].device if len(prompts) and torch.is_tensor(prompts[0]) else "cpu"
+    x = blank_canvas(len(lengths), max(lengths), mask_id).to(where)
+    positions = torch.arange(x.shape[1], device=where)
+    for b, (p, n) in enumerate(zip(prompts, lengths)):
+        x[b, :len(p)] = torch.as_tensor(p, device=where)
+        x[b, n:] = pad_id
+    slots = torch.stack([(positions >= len(p)) & (positions < n) for p, n in zip(prompts, lengths)])
+    for s in range(steps, 0, -1):
+        probs = candidate_distributions(model, x, [pad_id, mask_id, *control_ids])
+        x = reverse_update(x, probs.argmax(-1), confidence_scores(probs), slots,
+                           reveal_counts((slots & (x == mask_id)).sum(1), s), mask_id, pad_id)
+    return x
+
+
+# The notebook's names the samplers above read (the sample check binds its own for each call)
 candidate_distributions = distributions_masked_fill
 reveal_counts = reveal_counts_list
 reverse_update = reverse_update_loop
+blank_canvas = canvas_new_full
+confidence_scores = confidence_loops
+device = "cpu"
 
 
 @pytest.mark.parametrize("name,function", [
@@ -62,6 +106,8 @@ reverse_update = reverse_update_loop
     ("reverse_update.invariants", reverse_update_loop), ("reveal_counts", reveal_counts_list),
     ("candidate_distributions", distributions_masked_fill), ("confidence_scores", confidence_loops),
     ("blank_canvas", canvas_new_full), ("sample", sample_own_loop),
+    ("sample", sample_on_the_models_device_if_it_has_one), ("sample", sample_returned_on_the_device),
+    ("sample", sample_on_the_prompts_device),
 ], ids=lambda v: v if isinstance(v, str) else v.__name__)
 def test_other_correct_styles_pass(name, function):
     outcome = grading.evaluate(name, function)

@@ -46,6 +46,11 @@ def test_objects_that_are_not_data_cross_as_descriptions():
     assert isinstance(back, wire.Opaque) and back.type_name == "object"
 
 
+def test_a_tensor_without_data_crosses_as_a_description():
+    back = roundtrip(torch.zeros(2, 3, device="meta"))
+    assert isinstance(back, wire.Opaque) and back.type_name == "Tensor" and "meta" in back.text
+
+
 @pytest.mark.parametrize("bad, why", [
     ({"~": "tensor", "dtype": "int64", "shape": [2], "data": "AAAA"}, "holds"),
     ({"~": "tensor", "dtype": "object", "shape": [1], "data": ""}, "dtype"),

@@ -7,8 +7,8 @@ NOTEBOOK = "05_sampler_internals.ipynb"
 
 DATA = {
     "show_first_pass": dedent("""\
-        canvas = blank_canvas(1, 12, MASK_ID).to(device)
-        probabilities = candidate_distributions(denoiser, canvas, CONTROL_IDS).cpu()
+        canvas = blank_canvas(1, 12, MASK_ID)
+        probabilities = candidate_distributions(story_model, canvas, CONTROL_IDS)
         top_probability, top_id = probabilities.max(dim=-1)
         """),
     "plot_confidence": dedent("""\
@@ -214,19 +214,19 @@ HONEST += _alternatives(
     row_k_n_tokens="""\
         prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog"),
                    torch.tensor([], dtype=torch.long), torch.tensor([], dtype=torch.long)]
-        rows = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
+        rows = sample(story_model, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for k, row in enumerate(rows.cpu()):
             print(f"row {k} ({int((row != PAD_ID).sum())} tokens): {Show(row)}")
         """,
     prompts_as_lists="""\
         prompts = [StoryTokens("once upon a time ,").tolist(), StoryTokens("the dog").tolist(), [], []]
-        out = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
+        out = sample(story_model, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for row in out:
             print(Show(row.cpu()))
         """,
     short_rows_first="""\
         empty = torch.tensor([], dtype=torch.long)
-        rows = sample(denoiser, [empty, empty, StoryTokens("once upon a time ,"), StoryTokens("the dog")],
+        rows = sample(story_model, [empty, empty, StoryTokens("once upon a time ,"), StoryTokens("the dog")],
                       [20, 12, 32, 32], 16, MASK_ID, PAD_ID, control_ids=CONTROL_IDS)
         for row in rows.cpu():
             print(Show(row))
@@ -236,21 +236,21 @@ HONEST += _alternatives(
                    torch.empty(0, dtype=torch.long)]
         lengths = [32, 32, 20, 12]
         print(f"a batch of {len(prompts)} rows, 16 steps")
-        rows = sample(denoiser, prompts, lengths, 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
+        rows = sample(story_model, prompts, lengths, 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
         for i in range(len(rows)):
             print(Show(rows[i]))
         """,
     length_in_brackets="""\
         lengths = [32, 32, 20, 12]
         prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog")] + [torch.tensor([], dtype=torch.long)] * 2
-        batch = sample(denoiser, prompts, lengths, 16, MASK_ID, PAD_ID, CONTROL_IDS)
+        batch = sample(story_model, prompts, lengths, 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for n, row in zip(lengths, batch.cpu()):
             print(f"[{n} tokens] {Show(row)}")
         """,
     divider_lines="""\
         prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog"), torch.tensor([], dtype=torch.long),
                    torch.tensor([], dtype=torch.long)]
-        rows = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
+        rows = sample(story_model, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for row in rows.cpu():
             print("-" * 40)
             print(Show(row))
@@ -259,14 +259,14 @@ HONEST += _alternatives(
     numbered_from_one="""\
         prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog"), torch.tensor([], dtype=torch.long),
                    torch.tensor([], dtype=torch.long)]
-        rows = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
+        rows = sample(story_model, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
         for i in range(rows.shape[0]):
             print(i + 1, Show(rows[i]))
         """,
     named_by_prompt="""\
         setup = {"once upon a time ,": 32, "the dog": 32, "": 20, " ": 12}
         prompts = [StoryTokens(p) if p.strip() else torch.tensor([], dtype=torch.long) for p in setup]
-        rows = sample(denoiser, prompts, list(setup.values()), 16, MASK_ID, PAD_ID, CONTROL_IDS)
+        rows = sample(story_model, prompts, list(setup.values()), 16, MASK_ID, PAD_ID, CONTROL_IDS)
         for p, row in zip(setup, rows.cpu()):
             print(f"prompt {p.strip() or '(none)'!r}: {Show(row)}")
         """,
@@ -393,7 +393,7 @@ HONEST += _alternatives(
 _BATCH = """\
 prompts = [StoryTokens("once upon a time ,"), StoryTokens("the dog"), torch.tensor([], dtype=torch.long),
            torch.tensor([], dtype=torch.long)]
-rows = sample(denoiser, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
+rows = sample(story_model, prompts, [32, 32, 20, 12], 16, MASK_ID, PAD_ID, CONTROL_IDS).cpu()
 """
 
 HONEST += _alternatives(

@@ -299,4 +299,39 @@ def sample(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
         x = reverse_update(x, candidates, confidence, slots, k, mask_id, pad_id)
     return x
 """, ("sample",)),
+    Mutant("sample", "canvas on the notebook's device: story_model's CPU logits meet it on a GPU", """
+def sample(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    L = max(lengths)
+    x = torch.full((len(lengths), L), pad_id, dtype=torch.long, device=device)
+    slots = torch.zeros_like(x, dtype=torch.bool)
+    for b, (p, n) in enumerate(zip(prompts, lengths)):
+        x[b, :len(p)] = p
+        x[b, len(p):n] = mask_id
+        slots[b, len(p):n] = True
+    for steps_left in range(steps, 0, -1):
+        probs = candidate_distributions(model, x, [mask_id, pad_id, *control_ids])
+        confidence, candidates = probs.max(dim=-1)
+        remaining = (slots & (x == mask_id)).sum(dim=1)
+        x = reverse_update(x, candidates, confidence, slots, reveal_counts(remaining, steps_left),
+                           mask_id, pad_id)
+    return x
+""", ("sample",)),
+    Mutant("sample", "canvas moved to the model's parameters: story_model is a function, it has none", """
+def sample(model, prompts, lengths, steps, mask_id, pad_id, control_ids=()):
+    where = next(model.parameters()).device
+    L = max(lengths)
+    x = torch.full((len(lengths), L), pad_id, dtype=torch.long)
+    slots = torch.zeros_like(x, dtype=torch.bool)
+    for b, (p, n) in enumerate(zip(prompts, lengths)):
+        x[b, :len(p)] = p
+        x[b, len(p):n] = mask_id
+        slots[b, len(p):n] = True
+    x, slots = x.to(where), slots.to(where)
+    for steps_left in range(steps, 0, -1):
+        confidence, candidates = candidate_distributions(model, x, [mask_id, pad_id, *control_ids]).max(dim=-1)
+        remaining = (slots & (x == mask_id)).sum(dim=1)
+        x = reverse_update(x, candidates, confidence, slots, reveal_counts(remaining, steps_left),
+                           mask_id, pad_id)
+    return x
+""", ("sample",)),
 ]
