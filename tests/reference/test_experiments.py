@@ -182,3 +182,21 @@ def test_loop_exact_is_the_law_of_loop_two():
     k = sum(world.Impossible(world.LoopTwo(RemaskStep, RemaskSigma, RemaskLoop, 4, 0.2)) for _ in range(runs))
     p = world.LoopExact(4, 0.2)
     assert abs(k / runs - p) < 6 * (p * (1 - p) / runs) ** 0.5
+
+
+def test_the_threshold_band_the_text_states():
+    """No impossible sentence from tau = 0.2 up to 0.8 (1 to 3 calls), the 32 % clash below 0.2, and
+    Theorem 1's (n + 1) epsilon <= 1 for n = 2 holding only from tau = 2/3 on."""
+    from maskdiff_solutions.grading.core import LocalStudent
+    from maskdiff_solutions.grading.revising_plots import threshold_laws
+    said = text()
+    assert "From $\\tau = 0.2$ up to $\\tau = 0.8$ no sentence is impossible and a sentence takes 1 to 3 calls" in said
+    assert "hold only from $\\tau = 2/3$ on" in said
+    laws = threshold_laws(LocalStudent(CommitAbove), taus=(0.19, 0.2, 0.5, 0.79, 0.8))
+    assert sum(p for (bad, _), p in laws[0.19].items() if bad) == pytest.approx(0.32)
+    for tau in (0.2, 0.5, 0.79):
+        assert not any(bad for bad, _ in laws[tau]) and {calls for _, calls in laws[tau]} == {1, 2, 3}
+    assert set(laws[0.8]) == {(False, 3)}
+    for tau in (2 / 3, 0.7, 0.8):
+        assert (2 + 1) * (1 - tau) <= 1 + 1e-12
+    assert (2 + 1) * (1 - 0.6) > 1
