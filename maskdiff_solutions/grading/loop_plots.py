@@ -227,7 +227,7 @@ def plot_loop(drawn, RemaskStep, RemaskSigma, RemaskLoop):
     if all(v is not None for v in sigmas.values()) and _gate(RemaskStep, sigmas):
         laws = {(eta, n): exact_law(sigmas[eta], n) for eta in ETAS for n in NS}
     fresh = None if laws is not None else fresh_chains(RemaskStep, sigmas)
-    asked = runs_asked(1000)
+    asked = runs_asked(2500)
     runs = max(found, asked)
     pairings = _pairings(measured)
     expect(pairings, "say in the legend which measured curve has eta = 0.2 and which eta = 0.05")
@@ -240,7 +240,7 @@ def plot_loop(drawn, RemaskStep, RemaskSigma, RemaskLoop):
             continue
         groups = [[np.array([1 - p, p])] for p in (laws or {}).values()] or \
                  [[np.array([1 - k / m, k / m])] for k, m in fresh.values() if m]
-        verdict, message = few_runs(found, asked, groups, "the measured shares", "repeats(1000)")
+        verdict, message = few_runs(found, asked, groups, "the measured shares", "repeats(2500)")
         if verdict == "fail":
             raise Failure(message)
         if verdict == "review":
@@ -260,10 +260,19 @@ def _pairings(measured):
 
 
 def _judge(pairing, runs, laws, fresh):
-    """Each drawn share against the exact law of the student's functions (Chernoff), or against their
-    fresh chains (two-sample), and the sum over n against the fresh chains (Hoeffding)."""
-    alpha = ALPHA / 3 / (len(ETAS) * (len(NS) + 1))
+    """Each drawn share against the exact law of the student's functions (Chernoff), and the whole curve
+    against the law of a sampler whose loop never ran (a likelihood-ratio test: no single n can tell);
+    or against their fresh chains (two-sample), and the sum over n against them (Hoeffding)."""
+    alpha = ALPHA / 3 / (len(ETAS) * (len(NS) + 2))
     for eta, (_, series, shares, _) in pairing.items():
+        counts = [shares[n] * runs for n in NS if n in shares]
+        if laws is not None and all(abs(k - round(k)) < 1e-6 for k in counts):
+            kept = [n for n in NS if n in shares]
+            verdict = stats.likelihood_ratio_test([round(k) for k in counts], runs, [laws[(eta, n)] for n in kept],
+                                                  [laws[(eta, 0)]] * len(kept), alpha)
+            expect(verdict.ok, f"{series.describe()} (eta = {eta}) stays where the sampler without a loop is "
+                               f"(0.08) at every n: {verdict.summary}; run LoopTwo with n loop steps for each n of "
+                               f"NS")
         if laws is None and all(fresh.get((eta, n)) for n in shares):
             gap = sum(shares[n] - fresh[(eta, n)][0] / fresh[(eta, n)][1] for n in shares)
             bound = math.sqrt(math.log(2 / alpha) / 2 * sum(1 / runs + 1 / fresh[(eta, n)][1] for n in shares))

@@ -433,7 +433,9 @@ MUTANTS += [
     PlotMutant(NB06, "plot_loop", "one_exact_curve_for_both_etas",
                (("[LoopExact(n, eta) for n in NS]", "[LoopExact(n, 0.2) for n in NS]"),), ("plot_loop",)),
     PlotMutant(NB06, "plot_loop", "no_legend", (("plt.legend()\n", ""),), ("plot_loop",)),
-    PlotMutant(NB06, "plot_loop", "ten_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 10"),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "ten_runs_not_repeats_2500", (("runs = repeats(2500)", "runs = 10"),), ("plot_loop",)),
+    PlotMutant(NB06, "plot_loop", "the_loop_never_run_n_left_at_0",
+               ((LOOP_RATES, LOOP_RATES.replace("RemaskLoop, n, eta)", "RemaskLoop, 0, eta)")),), ("plot_loop",)),
     # notebook 06: two numbers for a sample
     PlotMutant(NB06, "plot_entropy_perplexity", "entropy_in_bits",
                (("entropy = [SampleEntropy(row) for row in rows]", "entropy = [SampleEntropy(row) / math.log(2) for row in rows]"),),

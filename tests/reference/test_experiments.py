@@ -127,18 +127,19 @@ def test_the_remasking_rates_the_text_states():
 
 
 def test_the_counts_the_tasks_promise():
-    """repeats(1000) and repeats(5000) are what the tasks say, in full and in quick mode."""
+    """repeats(1000), repeats(2500) and repeats(5000) are what the tasks say, in full and in quick mode."""
     namespace = {}
     setup = cell("setup")
     exec(setup[setup.index("def repeats"):setup.index("def training_steps")], namespace)
     said = text()
-    for n, quick in ((1000, 200), (5000, 1000)):
-        assert f"`repeats({n})`" in said and f"({n}, or {quick} under the autograder)" in said
+    for n, quick in ((1000, 200), (2500, 500), (5000, 1000)):
+        assert f"`repeats({n})`" in said and f"({n}, or {quick} under the autograder" in said
         namespace["QUICK"] = True
         assert namespace["repeats"](n) == quick
         namespace["QUICK"] = False
         assert namespace["repeats"](n) == n
     assert "repeats(1000)" in cell("plot_threshold_trade") and "repeats(5000)" in cell("plot_remasking")
+    assert "repeats(2500)" in cell("plot_loop")
 
 
 def test_the_rounding_warning_is_real():
