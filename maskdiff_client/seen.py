@@ -144,6 +144,9 @@ def _about_points(series):
 
 
 def _about_segments(series):
+    if series.get("role") == "errorbar_only":   # errorbar(..., fmt="none"): the bars are the marks
+        return (f"{len(series.get('segments') or [])} error bars drawn without their data{_about_label(series)} "
+                f"(read as marks at their middles and ends)")
     if series.get("role") in ROLES:
         return f"{ROLES[series['role']]} ({len(series.get('segments') or [])} segments, not read as a curve)"
     return f"{len(series.get('segments') or [])} line segments{_about_label(series)} (hlines, vlines, stem, errorbar)"
