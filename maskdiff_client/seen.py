@@ -7,8 +7,8 @@ it decides nothing (the verdicts stay in the hidden checks).
 
 It reads the plain data of `drawn.Cell.data()` only, needs nothing but numpy, and does not import the
 rest of this package: `publish` ships the recorder (drawn.py) and this module to students as one file,
-`drawing_reader.py` (course/term/publish.py `reader_text`), which the notebooks' set-up cell fetches from
-the students' public repository.
+`drawing_reader.py` (course/term/publish.py `reader_text`), which lies beside the notebooks in
+the students' public repository (the set-up cell imports it there, or fetches it where there is none).
 """
 from fractions import Fraction
 from math import gcd
