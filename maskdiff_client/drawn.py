@@ -596,12 +596,14 @@ def axes_data(ax):
     # The parts of errorbar() and stem() that are not the data: caps and error bars, the stems under
     # stem's markers (its markers are a line of their own). Kept, but marked with their role. Error bars
     # drawn without their data (fmt="none") are the marks themselves: "errorbar_only".
-    roles = {}
+    roles, named = {}, {}
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, ErrorbarContainer):
             data_line, caps, barlines = container.lines
             roles.update({id(a): "errorbar" for a in caps or ()})
             roles.update({id(a): "errorbar" if data_line is not None else "errorbar_only" for a in barlines or ()})
+            if data_line is None:   # its bars are all it drew: they carry its label
+                named.update({id(a): container.get_label() for a in barlines or ()})
         elif isinstance(container, StemContainer):
             roles[id(container.stemlines)] = "stem"
             roles[id(container.baseline)] = "baseline"
@@ -656,7 +658,7 @@ def axes_data(ax):
         elif isinstance(collection, LineCollection):
             segments = [np.asarray(s, dtype=float) for s in collection.get_segments()[:MAX_POINTS]]
             out["segments"].append({"segments": [s for s in segments if s.ndim == 2 and s.shape[1] == 2],
-                                    "label": _text(collection.get_label()),
+                                    "label": _text(named.get(id(collection), collection.get_label())),
                                     "role": roles.get(id(collection), "")})
     # What the reader does not understand (images, filled areas, pies, ...): a check that misses
     # something may then only say it could not tell.
