@@ -193,6 +193,8 @@ def _plotly_trace(axes, trace):
         axes["_names"].append(name)
     if kind in ("scatter", "scattergl"):
         y = _chart_floats(trace.get("y"))
+        if y is None and isinstance(trace.get("y"), (list, tuple, np.ndarray)):   # names along y (beside barh)
+            y = axes["_ycategories"].place(trace["y"])
         if y is None:
             axes["unread"].append("a plotly scatter of text values")
             return
@@ -533,6 +535,8 @@ def _altair_mark(axes, spec, rows, encoding):
             continue
         xs = axes["_categories"].place([r.get(x.get("field")) for r in members]) if x.get("field") else None
         ys = _chart_floats([r.get(y.get("field")) for r in members]) if y.get("field") else None
+        if ys is None and y.get("field") and mark != "bar":   # points or ticks at names along y (beside barh)
+            ys = axes["_ycategories"].place([r.get(y["field"]) for r in members])
         ends = _chart_floats([r.get(x["_bin_end"]) for r in members]) if x.get("_bin_end") else None
         if xs is None or ys is None or xs.size != ys.size or (ends is not None and ends.size != xs.size):
             axes["unread"].append(f"an altair {mark} mark")

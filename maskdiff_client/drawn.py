@@ -490,7 +490,8 @@ def _line(ax, line):
            "label": _text(line.get_label()),
            "linestyle": _text(line.get_linestyle(), 20), "marker": _text(line.get_marker(), 20),
            "drawstyle": _text(line.get_drawstyle(), 20),
-           "in_data": line.get_transform() is ax.transData}
+           "in_data": line.get_transform() is ax.transData,
+           "x_in_data": line.get_transform() is ax.get_xaxis_transform()}   # axvline: x in data, y across
     if hasattr(line, "get_xy1") and hasattr(line, "get_slope"):  # ax.axline: two points of an endless line
         (x1, y1), xy2, slope = line.get_xy1(), line.get_xy2(), line.get_slope()
         if xy2 is None:
@@ -593,12 +594,16 @@ def axes_data(ax):
            "xlim": _floats(ax.get_xlim()), "ylim": _floats(ax.get_ylim()), "xticks": _ticks(ax),
            "yticks": _ticks(ax, "y")}
     # The parts of errorbar() and stem() that are not the data: caps and error bars, the stems under
-    # stem's markers (its markers are a line of their own). Kept, but marked with their role.
-    roles = {}
+    # stem's markers (its markers are a line of their own). Kept, but marked with their role. Error bars
+    # drawn without their data (fmt="none") are the marks themselves: "errorbar_only".
+    roles, named = {}, {}
     for container in ax.containers[:MAX_SERIES]:
         if isinstance(container, ErrorbarContainer):
-            _, caps, barlines = container.lines
-            roles.update({id(a): "errorbar" for a in list(caps or ()) + list(barlines or ())})
+            data_line, caps, barlines = container.lines
+            roles.update({id(a): "errorbar" for a in caps or ()})
+            roles.update({id(a): "errorbar" if data_line is not None else "errorbar_only" for a in barlines or ()})
+            if data_line is None:   # its bars are all it drew: they carry its label
+                named.update({id(a): container.get_label() for a in barlines or ()})
         elif isinstance(container, StemContainer):
             roles[id(container.stemlines)] = "stem"
             roles[id(container.baseline)] = "baseline"
@@ -618,9 +623,12 @@ def axes_data(ax):
             out["bars"].append(_bars(container.patches, label, getattr(container, "orientation", None)))
             in_containers.update(id(p) for p in container.patches)
     # rectangles drawn one by one (or a container the student emptied); not the empty, invisible ones
-    # a library adds for its legend (seaborn's countplot)
+    # a library adds for its legend (seaborn's countplot); a span across the axes (axvspan, axhspan: one
+    # side in the axes' own units) is no bar
     loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_containers
              and p.get_visible() and (p.get_width() or p.get_height())]
+    spans = [p for p in loose if p.get_data_transform() is not ax.transData]
+    loose = [p for p in loose if p.get_data_transform() is ax.transData]
     if loose:  # rectangles drawn one by one (or a container the student emptied)
         out["bars"].append(_bars(loose))
     for patch in ax.patches[:MAX_SERIES]:
@@ -650,13 +658,14 @@ def axes_data(ax):
         elif isinstance(collection, LineCollection):
             segments = [np.asarray(s, dtype=float) for s in collection.get_segments()[:MAX_POINTS]]
             out["segments"].append({"segments": [s for s in segments if s.ndim == 2 and s.shape[1] == 2],
-                                    "label": _text(collection.get_label()),
+                                    "label": _text(named.get(id(collection), collection.get_label())),
                                     "role": roles.get(id(collection), "")})
     # What the reader does not understand (images, filled areas, pies, ...): a check that misses
     # something may then only say it could not tell.
     known = (PathCollection, LineCollection, Rectangle, StepPatch, Polygon, PolyCollection)
     out["unread"] = sorted({type(a).__name__ for a in list(ax.collections) + list(ax.patches) + list(ax.images)
-                            + list(ax.tables) if not isinstance(a, known)})[:MAX_SERIES]
+                            + list(ax.tables) if not isinstance(a, known)}
+                           | ({"a span across the axes (axvspan, axhspan)"} if spans else set()))[:MAX_SERIES]
     return out
 
 

@@ -9,7 +9,7 @@ It grades nothing and decides no mark (the autograder re-runs the whole notebook
 checks); under the autograder it does nothing.
 
 Like the recorder, it imports nothing of the course: `publish` puts it into the students'
-`drawing_reader.py`, which the set-up cell fetches (course/term/reader.py).
+`drawing_reader.py`, which the set-up cell imports from beside the notebook or fetches (course/term/reader.py).
 """
 import contextlib
 import copy

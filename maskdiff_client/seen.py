@@ -7,8 +7,8 @@ it decides nothing (the verdicts stay in the hidden checks).
 
 It reads the plain data of `drawn.Cell.data()` only, needs nothing but numpy, and does not import the
 rest of this package: `publish` ships the recorder (drawn.py) and this module to students as one file,
-`drawing_reader.py` (course/term/publish.py `reader_text`), which the notebooks' set-up cell fetches from
-the students' public repository.
+`drawing_reader.py` (course/term/publish.py `reader_text`), which lies beside the notebooks in
+the students' public repository (the set-up cell imports it there, or fetches it where there is none).
 """
 from fractions import Fraction
 from math import gcd
@@ -144,6 +144,9 @@ def _about_points(series):
 
 
 def _about_segments(series):
+    if series.get("role") == "errorbar_only":   # errorbar(..., fmt="none"): the bars are the marks
+        return (f"{len(series.get('segments') or [])} error bars drawn without their data{_about_label(series)} "
+                f"(read as marks at their middles and ends)")
     if series.get("role") in ROLES:
         return f"{ROLES[series['role']]} ({len(series.get('segments') or [])} segments, not read as a curve)"
     return f"{len(series.get('segments') or [])} line segments{_about_label(series)} (hlines, vlines, stem, errorbar)"

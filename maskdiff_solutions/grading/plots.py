@@ -82,6 +82,10 @@ class Axes:
             if not line.get("in_data"):        # axhline and friends: y in data, x in axes units
                 if y.size and np.allclose(y, y[0]):
                     self.hlines.append(float(y[0]))
+                elif line.get("x_in_data") and x.size and np.allclose(x, x[0]):   # axvline: x in data
+                    self.vlines.append((float(x[0]), *(self.ylim or (np.nan, np.nan))))
+                elif np.isfinite(y).any():
+                    self.unread.append("a line placed in the axes' own units")
                 continue
             if not np.isfinite(y).any():       # nothing drawn (seaborn's error bars of a single value)
                 continue
@@ -94,28 +98,10 @@ class Axes:
             steps = _steps_of_line(x, y, _str(line.get("drawstyle")))
             if steps is not None:   # an outline histogram drawn as a stepped line (seaborn's fill=False)
                 self.series.append(Series("bars", steps[0], steps[2], _str(line.get("label")), {"width": steps[1]}))
-        for segments in data.get("segments") or []:   # hlines, vlines, stem's stems
-            if not isinstance(segments, dict) or segments.get("role") == "errorbar":
-                continue
-            stems = []
-            for segment in segments.get("segments") or []:
-                try:
-                    segment = np.asarray(segment, dtype=float)
-                except (TypeError, ValueError):
-                    continue
-                if segment.shape != (2, 2) or not np.isfinite(segment).all():
-                    continue
-                (x0, y0), (x1, y1) = segment
-                if y0 == y1 and x0 != x1:
-                    self.hlines.append(float(y0))
-                elif x0 == x1 and y0 != y1:
-                    self.vlines.append((float(x0), min(y0, y1), max(y0, y1)))
-                    stems.append((float(x0), y0, y1))
-            # vlines(x, 0, y) from one base: the values y at x, read as points (stem's own markers
-            # are a line already)
-            if len(stems) >= 2 and segments.get("role") != "stem" and len({b for _, b, _ in stems}) == 1:
-                self.series.append(Series("points", np.array([x for x, _, _ in stems]),
-                                          np.array([y for _, _, y in stems]), _str(segments.get("label"))))
+        centres = []
+        for segments in data.get("segments") or []:   # hlines, vlines, stem's stems, errorbar drawn alone
+            if isinstance(segments, dict) and segments.get("role") != "errorbar":
+                self._read_segments(segments, centres)
         for bars in data.get("bars") or []:
             x, w = _array(bars.get("x"), "a bar"), _array(bars.get("width"), "a bar")
             h = _array(bars.get("height"), "a bar")
@@ -167,6 +153,43 @@ class Axes:
 
     def labelled(self):
         return bool(self.xlabel) and bool(self.ylabel)
+
+    def _read_segments(self, segments, centres):
+        """Level segments are hlines, upright ones vlines; vlines(x, 0, y) from one base are the points
+        (x, y) (stem's own markers are a line already). Error bars drawn without their data (fmt="none")
+        are marks: their centres are the points (x, y), once for an errorbar with both xerr and yerr. A
+        segment neither level nor upright is named as unread."""
+        stems, middles, slanted = [], [], False
+        for segment in segments.get("segments") or []:
+            try:
+                segment = np.asarray(segment, dtype=float)
+            except (TypeError, ValueError):
+                segment = None
+            if segment is None or segment.shape != (2, 2):   # a path of several corners: a curve, not a mark
+                slanted = slanted or segment is None or segment.size > 4
+                continue
+            if not np.isfinite(segment).all():   # nothing drawn
+                continue
+            (x0, y0), (x1, y1) = segment
+            if y0 == y1 and x0 != x1:
+                self.hlines.append(float(y0))
+            elif x0 == x1 and y0 != y1:
+                self.vlines.append((float(x0), min(y0, y1), max(y0, y1)))
+                stems.append((float(x0), y0, y1))
+            elif x0 != x1:
+                slanted = True
+            middles.append(((x0 + x1) / 2, (y0 + y1) / 2))
+        if slanted:
+            self.unread.append("line segments neither level nor upright")
+        label = _str(segments.get("label"))
+        if segments.get("role") == "errorbar_only":
+            if middles and sorted(middles) not in centres:
+                centres.append(sorted(middles))
+                x, y = (np.array(v, dtype=float) for v in zip(*sorted(middles)))
+                self.series.append(Series("points", x, y, label))
+        elif len(stems) >= 2 and segments.get("role") != "stem" and len({b for _, b, _ in stems}) == 1:
+            self.series.append(Series("points", np.array([x for x, _, _ in stems]),
+                                      np.array([y for _, _, y in stems]), label))
 
 
 def _turn_with_the_bars(series):

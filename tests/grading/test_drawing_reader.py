@@ -131,3 +131,20 @@ def test_the_set_up_cells_follow_the_course_to_another_public_repository(course,
     before = {p.name: p.read_bytes() for p in moved.source_dir.glob("*.ipynb")}
     release.point_readers(moved)
     assert capsys.readouterr().out == "" and before == {p.name: p.read_bytes() for p in moved.source_dir.glob("*.ipynb")}
+
+
+def test_error_bars_drawn_without_their_data_are_described_as_marks():
+    """errorbar(..., fmt="none") draws no data line: its bars are the marks (p_init beside bars), and the
+    student is told they are read so, where the bars of an errorbar with its data are not."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from maskdiff_client import drawn
+    figure, ax = plt.subplots()
+    ax.bar([0, 1], [0.7, 0.3])
+    ax.errorbar([0, 1], [0.8, 0.2], xerr=0.4, fmt="none", label="p_init")
+    ax.axvline(0.5)
+    text = seen.describe({"figures": [drawn.figure_data(figure)], "printed": ""}, "plot_x")
+    plt.close(figure)
+    assert "2 error bars drawn without their data labelled 'p_init' (read as marks at their middles and ends)" in text
+    assert "a vertical line at x = 0.5" in text

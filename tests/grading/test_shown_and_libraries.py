@@ -317,3 +317,61 @@ def test_plotly_histograms_of_names_and_of_summed_values():
     assert axes["xticks"]["labels"] == ["the cat is alive", "the box is empty", "the cat is empty"]
     summed = chart_data(px.histogram(pd.DataFrame({"k": [0, 1, 1, 2], "w": [1.0, 2, 3, 4]}), x="k", y="w"))
     assert summed["axes"][0]["bars"][0]["height"].tolist() == [1.0, 5.0, 4.0]
+
+
+def test_marks_drawn_as_error_bars_lines_across_and_open_markers_are_read():
+    """p_init's marks beside bars (notebook 04) in every honest form: error bars drawn without their data
+    (fmt="none", their middles the points, once for xerr and yerr together), an axvline beside barh,
+    plotly's open line markers and altair's ticks at names along y."""
+    import altair as alt
+    import plotly.graph_objects as go
+
+    from maskdiff_client.charts import chart_data
+
+    def marks(make):
+        (ax,) = read(make).axes
+        return ax
+    ax = marks(lambda: (plt.bar([0, 1, 2], [0.7, 0.2, 0.1]),
+                        plt.errorbar([0, 1], [0.8, 0.2], xerr=0.4, yerr=0.02, fmt="none")))
+    points = [s for s in ax.series if s.kind == "points"]
+    assert len(points) == 1 and points[0].x.tolist() == [0, 1] and np.allclose(points[0].y, [0.8, 0.2])
+    assert 0.8 in ax.hlines and not ax.unread
+    ax = marks(lambda: (plt.barh([0, 1], [0.7, 0.3]), plt.axvline(0.8), plt.axvline(0.2)))
+    assert [x for x, _, _ in ax.vlines] == [0.8, 0.2] and not ax.unread
+    named = ["the cat is alive", "the box is empty"]
+    opened = chart_data(go.Figure([go.Bar(y=named, x=[0.7, 0.3], orientation="h"),
+                                   go.Scatter(y=named[::-1], x=[0.2, 0.8], mode="markers", marker_symbol="line-ns-open")]))
+    line = opened["axes"][0]["lines"][0]
+    assert line["y"].tolist() == [1, 0] and not opened["axes"][0]["unread"]
+    ticks = chart_data(alt.Chart(pd.DataFrame({"s": named, "p": [0.8, 0.2]})).mark_tick().encode(y="s:N", x="p:Q"))
+    assert ticks["axes"][0]["lines"][0]["y"].tolist() == [0, 1] and not ticks["axes"][0]["unread"]
+
+
+def test_what_the_reader_cannot_place_sends_missing_marks_to_review_by_name():
+    """A span across the axes (axvspan) is no bar, a slanted segment or a line in the axes' own units no
+    mark: each is named as unread, and the check that misses p_init's marks sends the drawing to a
+    person, naming it, where without them it fails saying it read none."""
+    from matplotlib.collections import LineCollection
+
+    from maskdiff_solutions.grading.loss_plots import plot_net_sentence_bars
+    shares = [0.7, 0.2, 0.1]
+    spans = read(lambda: (plt.bar([0, 1, 2], shares), plt.axvspan(0.6, 1.4)))
+    assert [s.kind for _, s in spans.series()] == ["bars"] and spans.unread() == ["a span across the axes (axvspan, axhspan)"]
+    slanted = read(lambda: (plt.bar([0, 1, 2], shares), plt.gca().add_collection(LineCollection([[(0, 0.1), (1, 0.8)]]))))
+    assert slanted.unread() == ["line segments neither level nor upright"]
+    across = read(lambda: (plt.bar([0, 1, 2], shares), plt.plot([0, 1], [0.2, 0.8], transform=plt.gca().transAxes)))
+    assert across.unread() == ["a line placed in the axes' own units"]
+
+    def figure(*extra):
+        plt.close("all")
+        plt.bar([0, 1, 2], [700 / 1000, 200 / 1000, 100 / 1000])
+        for draw in extra:
+            draw()
+        data = {"figures": [drawn.figure_data(plt.gcf())], "printed": ""}
+        plt.close("all")
+        return Handed(data)
+    with pytest.raises(Review, match=r"axvspan"):
+        plot_net_sentence_bars(figure(lambda: plt.axvspan(0.6, 1.4, alpha=0.2)))
+    with pytest.raises(Failure, match="the grader read no marks beside them") as failed:
+        plot_net_sentence_bars(figure())
+    assert not isinstance(failed.value, Review)

@@ -328,6 +328,36 @@ HONEST += _alternatives(
         ax.set_yticks(y, names)
         ax.set_xlabel("probability"); ax.legend()
         """,
+    errorbar_ticks_without_data="""\
+        top = top_with_real(4)
+        names = top + ["other"]
+        shares = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        fig, ax = plt.subplots()
+        ax.bar(range(len(names)), shares, color="silver", label="network")
+        real = [names.index(s) for s in truth]
+        ax.errorbar(real, [truth[s] for s in truth], xerr=0.4, fmt="none", ecolor="crimson", elinewidth=3,
+                    label="p_init")
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_ylabel("share"); ax.legend()
+        """,
+    barh_with_axvlines="""\
+        top = top_with_real(4)
+        names = top + ["other"]
+        shares = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        plt.barh(names[::-1], shares[::-1], label="network")
+        plt.axvline(truth["the cat is alive"], color="k", ls="--", label="p_init: the cat is alive")
+        plt.axvline(truth["the box is empty"], color="k", ls=":", label="p_init: the box is empty")
+        plt.xlabel("share of the sentences"); plt.legend()
+        """,
+    plot_with_underscore_markers="""\
+        top = top_with_real(4)
+        names = top + ["other"]
+        counts = [outcomes[s] for s in top] + [total - sum(outcomes[s] for s in top)]
+        fig, ax = plt.subplots()
+        ax.bar(names, counts, label="network")
+        ax.plot(list(truth), [p * total for p in truth.values()], "_", color="r", ms=40, mew=3, label="p_init x total")
+        ax.set_ylabel("sentences"); ax.tick_params(axis="x", rotation=30); ax.legend()
+        """,
     p_init_as_axhlines="""\
         top = top_with_real(5)
         names = top + ["other"]
@@ -883,6 +913,40 @@ HONEST += _alternatives(
                          go.Bar(x=names, y=[truth.get(n, 0) for n in names], name="p_init")])
         fig.update_layout(barmode="group", xaxis_title="sentence", yaxis_title="fraction")
         fig.show()
+        """)
+HONEST += _alternatives(
+    "plot_net_sentence_bars", kind="plotly-altair",
+    plotly_bars_with_line_ew_open_markers="""\
+        import plotly.graph_objects as go
+        top = top_with_real(4)
+        names = top + ["other"]
+        shares = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        fig = go.Figure(go.Bar(x=names, y=shares, name="network"))
+        fig.add_trace(go.Scatter(x=list(truth), y=list(truth.values()), mode="markers", name="p_init",
+                                 marker=dict(symbol="line-ew-open", size=36, line=dict(width=3, color="black"))))
+        fig.show()
+        """,
+    plotly_barh_with_line_ns_open_markers="""\
+        import plotly.graph_objects as go
+        top = top_with_real(4)
+        names = top + ["other"]
+        shares = [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]
+        fig = go.Figure([go.Bar(y=names, x=shares, orientation="h", name="network"),
+                         go.Scatter(y=list(truth), x=list(truth.values()), mode="markers", name="p_init",
+                                    marker_symbol="line-ns-open", marker_size=30, marker_line_width=3)])
+        fig.update_layout(xaxis_title="share", yaxis_autorange="reversed")
+        fig.show()
+        """,
+    altair_barh_with_ticks="""\
+        import altair as alt
+        import pandas as pd
+        top = top_with_real(4)
+        names = top + ["other"]
+        table = pd.DataFrame({"sentence": names,
+                              "share": [outcomes[s] / total for s in top] + [1 - sum(outcomes[s] for s in top) / total]})
+        real = pd.DataFrame({"sentence": list(truth), "p_init": list(truth.values())})
+        bars = alt.Chart(table).mark_bar().encode(y=alt.Y("sentence:N", sort=names), x=alt.X("share:Q", title="share"))
+        bars + alt.Chart(real).mark_tick(color="black", thickness=3).encode(y=alt.Y("sentence:N", sort=names), x="p_init:Q")
         """)
 HONEST += _alternatives(
     "plot_story_loss", kind="plotly-altair",

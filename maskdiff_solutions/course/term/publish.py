@@ -6,8 +6,9 @@ a second, public one (`[tool.maskdiff] public_repository` in pyproject.toml), wh
 they need: the release notebooks at its top, where their "Open in Colab" badges point, a README for
 students with the same badges, a requirements.txt for their own machines, a .gitignore, and
 `drawing_reader.py` (course/term/reader.py): the recorder of what cells draw and print and its description in
-words, which the notebooks' set-up cell fetches so that each drawing's test cell shows the student
-what the autograder's reader finds (it decides nothing). Networks and stories come from the Hugging
+words, so that each drawing's test cell shows the student what the autograder's reader finds (it
+decides nothing). It lies beside the notebooks, so a clone or a folder uploaded whole has it: the
+set-up cell imports that copy, and fetches one only where there is none (Colab). Networks and stories come from the Hugging
 Face hub. The course's own words to its students (where and when to hand in) live in the course, in
 the Markdown file `[tool.maskdiff] student_notes` names, and go into that README under their own
 heading at every publish, so that nothing publish writes needs editing in the students' repository.
@@ -79,6 +80,11 @@ graded, and a function is graded only in the notebook that introduces it.
 pip install -r requirements.txt
 jupyter lab
 ```
+
+Keep `drawing_reader.py` beside the notebooks: their set-up cell uses that copy (on Colab, where there is
+none, it fetches it from this repository; offline, upload it beside the notebook). It grades nothing:
+with it each drawing's test cell prints what the autograder reads in your figure, and the last cell
+runs the check before you hand in. Without it the notebooks run all the same.
 
 The first run downloads what the notebooks use from the Hugging Face hub (no account needed): the chat
 network `dllm-hub/ModernBERT-large-chat-v0.1` (0.9 GB) for notebook 3 and 4 MB of TinyStories for

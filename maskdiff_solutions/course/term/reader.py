@@ -55,7 +55,8 @@ def reader_text():
             raise CourseError(f"maskdiff_client's {files[i]} and {files[j]} both define {clash}")
     return ('"""What the autograder reads in your figures and printouts: it keeps what each cell draws and\n'
             'prints, and `show("plot_x")` says what the reader finds in the drawing cell plot_x.\n'
-            '`check_before_handing_in("NN_name.ipynb")` lists what is left to do in a notebook. The\n'
-            'notebooks\' set-up cell fetches this file; the grading itself is done elsewhere."""\n'
+            '`check_before_handing_in("NN_name.ipynb")` lists what is left to do in a notebook. Keep it\n'
+            'beside the notebooks: their set-up cell imports it from there and fetches it only when it is\n'
+            'missing. It grades nothing; the grading itself is done elsewhere."""\n'
             + "".join(f"\n\n# ---- {READER_PARTS[name]} ----\n{part}" for name, part in zip(files, parts))
             + "\n\ninstall()\n")

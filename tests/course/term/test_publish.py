@@ -3,7 +3,12 @@ hidden test or package file; its README keeps the course's own words; its badges
 address follow the settings without a `release` first; publishing again replaces only its own files,
 and refuses a leak or a file edited since."""
 import dataclasses
+import json
+import os
 import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -90,6 +95,58 @@ def test_the_public_repository_holds_no_solution_hidden_test_or_package_file(pub
         for word in ("maskdiff_solutions", "maskdiff_client", "run_check", "BEGIN SOLUTION", "HIDDEN TESTS"):
             assert word not in text, (path.name, word)
         assert path.name not in package and not path.name.startswith(("maskdiff_", "gradebook", "source"))
+
+
+# A student's own Python with no network: IPython runs the cells in the current folder; every try to
+# fetch is counted in the file fetch-tries.
+OFFLINE = textwrap.dedent("""
+    import json, sys, urllib.request
+    def offline(*args, **kwargs):
+        open("fetch-tries", "a").write("1")
+        raise OSError("no network")
+    urllib.request.urlopen = offline
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    print("CELLS_OK", json.dumps([shell.run_cell(source).success for source in json.load(open(sys.argv[1]))]))
+""")
+DRAWING = "import matplotlib.pyplot as plt\nplt.plot([0, 50], [1, 0], label='alpha_bar')\nplt.legend()\nplt.show()"
+
+
+def run_offline(folder, cells):
+    (folder / "cells.json").write_text(json.dumps(cells))
+    env = {k: v for k, v in os.environ.items() if k not in ("NBGRADER_EXECUTION", "CI", "PYTHONPATH")}
+    done = subprocess.run([sys.executable, "-c", OFFLINE, "cells.json"], cwd=folder, capture_output=True, text=True,
+                          timeout=300, env={**env, "MPLBACKEND": "Agg", "CUDA_VISIBLE_DEVICES": ""})
+    assert f"CELLS_OK {json.dumps([True] * len(cells))}" in done.stdout, (done.stdout[-3000:], done.stderr[-3000:])
+    return done.stdout
+
+
+def test_a_clone_uses_the_reader_beside_the_notebooks_and_a_notebook_alone_says_what_it_lacks(public, tmp_path):
+    """drawing_reader.py lies beside the published notebooks, so a clone (or a folder uploaded whole) has
+    it: the set-up cell imports that copy and never goes online. A notebook alone and offline says in
+    its set-up cell what is missing and what still works, and its drawings' test cells and its last
+    cell go on."""
+    _, published, written = public
+    name = "01_noise_for_words.ipynb"
+    assert {publish.READER, name} <= set(written) and (published / publish.READER).is_file()
+    nb = notebooks.read(published / name)
+    setup, test = (next(c.source for c in nb.cells if notebooks.grade_id(c) == gid)
+                   for gid in ("setup", "test_plot_schedule"))
+    clone = tmp_path / "clone"
+    shutil.copytree(published, clone)
+    out = run_offline(clone, [setup, "print('READER', drawing_reader.__file__)", DRAWING, test])
+    assert not (clone / "fetch-tries").exists() and f"READER {clone / publish.READER}" in out
+    assert "What the autograder's reader finds in plot_schedule:" in out and "not in this folder" not in out
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copyfile(published / name, alone / name)
+    out = run_offline(alone, [setup, DRAWING, test, nb.cells[-1].source])
+    assert (alone / "fetch-tries").read_text() == "1" and not (alone / publish.READER).exists()
+    assert ("drawing_reader.py is not in this folder and could not be fetched (no network).\nThe notebook runs, "
+            "its visible tests check your functions and your drawings are graded all the same; show_reading and "
+            "the hand-in check need the file: put it beside the notebook") in out
+    assert "the autograder reads the drawing cell plot_schedule; without drawing_reader.py (see the set-up cell)" in out
+    assert "the hand-in check is in drawing_reader.py" in out
 
 
 def test_publishing_again_replaces_its_files_keeps_the_others_and_the_course_text(public, tmp_path):
