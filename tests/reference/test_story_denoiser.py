@@ -78,6 +78,19 @@ def test_the_cell_loads_the_kept_denoiser_and_says_so(before, notebook, tmp_path
     assert not namespace["denoiser"].training
 
 
+@pytest.mark.parametrize("notebook", [NB05, NB06])
+def test_out_of_quick_mode_the_full_denoiser_trains_as_before(before, notebook, tmp_path, monkeypatch):
+    """Colab's path: the full-size denoiser, training_steps(3000, 1000, ...) steps at Train's 1e-3, and
+    a kept file, were there one, never read."""
+    torch.save(story_denoiser.TrainQuickDenoiser(0)[0].state_dict(), kept_file(tmp_path))
+    namespace, calls = drawings.fresh_copy(before[notebook]), []
+    namespace.update(QUICK=False, Train=lambda net, loss, batch, mask, steps, lr, desc: calls.append((steps, lr)) or [])
+    printed = run_story_cell(namespace, notebook, tmp_path, monkeypatch)
+    assert calls == [(1000, 1e-3)] and printed.startswith("training the denoiser for 1000 steps on cpu\n")
+    assert sum(p.numel() for p in namespace["denoiser"].parameters()) == sum(
+        p.numel() for p in namespace["TinyDenoiser"](len(namespace["story_vocab"]) + 1).parameters())
+
+
 def test_a_damaged_kept_file_is_said_and_the_cell_trains_instead(before, tmp_path, monkeypatch):
     file = kept_file(tmp_path)
     file.write_bytes(b"not a state dict")
