@@ -1,5 +1,6 @@
 """Where the course lives: its root, settings, notebooks and nbgrader configuration, and the names
 grading shares across modules (packages, sandbox modes, the stand-in cache, the seed variable)."""
+import importlib
 import os
 import re
 import sys
@@ -19,8 +20,11 @@ HIDDEN_PACKAGE = "maskdiff_solutions"
 CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
 COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged
 SANDBOX_MODES = ("auto", "required", "off")
-CACHE_VARIABLE = "MASKDIFF_CACHE"          # where notebook 03's stand-in networks are kept
+CACHE_VARIABLE = "MASKDIFF_CACHE"          # where the stand-ins and the quick story denoiser are kept
 COURSE_ID = "maskdiff"                     # nbgrader's course_id of every gradebook we open
+# notebooks whose given cells load what a module of the package keeps in the cache: {notebook: module}.
+# warm_caches imports it by name, so an autograder holds it only for those notebooks (term/gradescope.py)
+KEPT_FOR = {"05_sampler_internals": "story_denoiser", "06_revising_and_faster": "story_denoiser"}
 
 
 def plural(count, word, words=None):
@@ -29,14 +33,15 @@ def plural(count, word, words=None):
 
 
 def cache_folder():
-    """The stand-in cache: $MASKDIFF_CACHE, else ~/.cache/maskdiff (models.StandIn's default too, which
-    a notebook cell holds verbatim and so cannot import)."""
+    """The stand-in cache: $MASKDIFF_CACHE, else ~/.cache/maskdiff (models.StandIn's and
+    story_denoiser.KeptDenoiser's default too, which notebook cells hold verbatim and so cannot import)."""
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "maskdiff")
 
 
 def warm_caches():
-    """Build the networks notebook 03 loads offline (its stand-ins) before any kernel runs: kernels
-    get the cache read-only, and each would otherwise build them again. Returns the cache folder."""
+    """Build what the notebooks load under the grader (notebook 03's stand-in networks, notebooks 05
+    and 06's quick story denoiser) before any kernel runs: kernels get the cache read-only, and each
+    would otherwise build them again. Returns the cache folder."""
     folder = cache_folder()
     for kind in ("bert", "qwen"):
         try:
@@ -46,10 +51,18 @@ def warm_caches():
             pass  # Qwen3 on a transformers older than 4.51: notebook 03 says so itself
         except Exception as err:  # noqa: BLE001 - notebook 03 then says what is missing in its own cells
             print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
+    try:
+        story_denoiser = importlib.import_module(f"{HIDDEN_PACKAGE}.{KEPT_FOR['05_sampler_internals']}")
+        story_denoiser.KeepQuickDenoiser(folder)
+    except ModuleNotFoundError:
+        pass  # an autograder built for other notebooks
+    except Exception as err:  # noqa: BLE001 - notebooks 05 and 06 then train it themselves, in seconds
+        print(f"warning: could not train notebooks 05 and 06's quick story denoiser: {err}", file=sys.stderr)
     if not folder.is_dir():
         return ""
-    # the sandbox's user reads the stand-ins (safetensors writes 0600); nothing else of the folder
-    for path in [folder, *(p for stand_in in folder.glob("stand-in-*") for p in [stand_in, *stand_in.rglob("*")])]:
+    # the sandbox's user reads what is kept (safetensors writes 0600); nothing else of the folder
+    kept = [*folder.glob("stand-in-*"), *folder.glob("story-denoiser-*.pt")]
+    for path in [folder, *(p for top in kept for p in [top, *(top.rglob("*") if top.is_dir() else [])])]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return str(folder)

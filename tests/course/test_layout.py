@@ -1,5 +1,6 @@
 """The course root (course/layout.py): its settings are read or refused by name, it is found above the
-current folder, and git keeps out the student data and grading output written in it."""
+current folder, git keeps out the student data and grading output written in it, and the cache holds
+what the notebooks load under the grader before kernels start."""
 import shutil
 import subprocess
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course.records.rows import CSV_NAME
+from maskdiff_solutions.course import layout
 from maskdiff_solutions.course.layout import Course
 from tests.support.roots import fake_course
 
@@ -44,3 +46,17 @@ def test_student_data_and_grading_output_are_ignored_by_git(path):
     if done.returncode not in (0, 1):
         pytest.skip("not a git checkout")
     assert done.returncode == 0, f"{path} is not in .gitignore"
+
+
+def test_the_cache_keeps_the_quick_story_denoiser_for_the_sandboxs_user(tmp_path, monkeypatch):
+    """warm_caches trains notebooks 05 and 06's quick story denoiser once (three steps here: the recipe
+    itself is tests/reference/test_story_denoiser.py's) where the kernels' cache is, readable by all."""
+    from maskdiff_solutions import models, story_denoiser
+    trained, real = [], story_denoiser.TrainQuickDenoiser
+    monkeypatch.setattr(models, "StandIn", lambda kind, cache: None)   # notebook 03's: not this test's
+    monkeypatch.setattr(story_denoiser, "TrainQuickDenoiser", lambda: trained.append(1) or real(3))
+    monkeypatch.setenv(layout.CACHE_VARIABLE, str(tmp_path / "cache"))
+    assert layout.warm_caches() == str(tmp_path / "cache") == layout.warm_caches()
+    [kept] = (tmp_path / "cache").iterdir()
+    assert kept.name.startswith("story-denoiser-") and kept.stat().st_mode & 0o777 == 0o644 and trained == [1]
+    assert set(layout.KEPT_FOR) == {"05_sampler_internals", "06_revising_and_faster"}

@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 from ..intake import notebooks as nbs
-from ..layout import PACKAGE_PARENT, Course, settings_table
+from ..layout import KEPT_FOR, PACKAGE_PARENT, Course, settings_table
 from . import import_graph
 
 ROOT_VARIABLE = "MASKDIFF_AUTOGRADER_ROOT"  # /autograder on Gradescope; a test's tree laid out like it
@@ -107,7 +107,8 @@ def bundle_modules(chosen):
     """The files of maskdiff_solutions and maskdiff_client that grading `chosen` runs: the course's
     tooling, the checker and the client, with the chosen notebooks' checks (grading.PARTS) and what
     they import (their references, and an earlier notebook's where a check uses it: 06's use 05's),
-    read from source (course/term/import_graph.py); the package data of every package held."""
+    read from source (course/term/import_graph.py), and what the grader keeps for them in the cache
+    (layout.KEPT_FOR); the package data of every package held."""
     from ...grading import PARTS
     found = {}
     for package in ("maskdiff_solutions", "maskdiff_client"):
@@ -115,6 +116,7 @@ def bundle_modules(chosen):
     roots = [name for name in found if name.startswith(("maskdiff_solutions.course", "maskdiff_client"))]
     roots += ["maskdiff_solutions.__main__", "maskdiff_solutions.grading.checker"]
     roots += [f"maskdiff_solutions.grading.{module}" for name in chosen for module in PARTS[Path(name).stem]]
+    roots += [f"maskdiff_solutions.{KEPT_FOR[Path(name).stem]}" for name in chosen if Path(name).stem in KEPT_FOR]
     needed = import_graph.closure(found, roots)
     paths = {found[name] for name in needed}
     for name in needed:   # package data: colab.txt, the feedback page's templates

@@ -23,6 +23,8 @@ MIRRORS = [
     ("06_revising_and_faster.ipynb", "denoiser", "maskdiff_client/denoiser"),
     ("06_revising_and_faster.ipynb", "training", "maskdiff_solutions/training"),
     ("06_revising_and_faster.ipynb", "corpus", "maskdiff_solutions/corpus"),
+    ("05_sampler_internals.ipynb", "story_denoiser", "maskdiff_solutions/story_denoiser"),
+    ("06_revising_and_faster.ipynb", "story_denoiser", "maskdiff_solutions/story_denoiser"),
 ]
 
 
@@ -37,7 +39,8 @@ def given_cell(notebook, grade_id):
 
 def segment(module, grade_id):
     text = (ROOT / f"{module}.py").read_text()
-    found = re.search(rf"# --- notebook cell `{grade_id}`[^\n]*\n(.*?)(?=# --- notebook cell `|\Z)", text, re.S)
+    found = re.search(rf"# --- notebook cell `{grade_id}`[^\n]*\n(.*?)(?=# --- notebook cell `|# --- end of notebook cell|\Z)",
+                      text, re.S)
     assert found, f"{module}.py marks no segment for the cell {grade_id!r}"
     return found.group(1)
 

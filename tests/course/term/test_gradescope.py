@@ -97,7 +97,8 @@ def test_setup_grades_the_reference_at_build_time(autograder):
 
 def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     """Built for 01: no other notebook, none of their references or checks, not the instructors'
-    README. Built for 06: notebook 05's reference, which 06's checks use, and not 05's notebook."""
+    README. Built for 06: notebook 05's reference, which 06's checks use, the story denoiser the grader
+    keeps for it, and not 05's notebook."""
     others = ["02_undiffusing", "03_real_language_model", "04_training", "05_sampler_internals", "06_revising_and_faster"]
     references = ["sampling", "chat", "corpus", "loss", "training", "batched", "revising", "experiments"]
     archive, _ = gradescope.build(course, tmp_path / "01.zip", ["01"])
@@ -106,7 +107,7 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
         readme = handle.read("course/README.md").decode()
     notebooks = [name for name in names if name.endswith(".ipynb")]
     assert sorted(notebooks) == [f"course/release/maskdiff/{NB}", f"course/source/maskdiff/{NB}"]
-    for module in references:
+    for module in references + ["story_denoiser"]:
         assert f"course/maskdiff_solutions/{module}.py" not in names, module
     checks = {Path(name).stem for name in names if name.startswith("course/maskdiff_solutions/grading/")}
     assert checks == {"__init__", "core", "checker", "plots", "forward", "forward_plots"}
@@ -118,6 +119,7 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     with zipfile.ZipFile(archive) as handle:
         names = handle.namelist()
     assert "course/maskdiff_solutions/batched.py" in names and "course/maskdiff_solutions/revising.py" in names
+    assert "course/maskdiff_solutions/story_denoiser.py" in names   # what warm_caches keeps for 06 (KEPT_FOR)
     assert not [name for name in names if name.endswith(".ipynb") and others[-1] not in name]
     assert "course/maskdiff_solutions/schedule.py" not in names and "course/maskdiff_solutions/chat.py" not in names
 
