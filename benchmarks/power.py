@@ -1,6 +1,6 @@
 """Autograder power: the reference under many grading seeds, every mutant under its checks.
 
-    python benchmarks/power.py [--seeds 200] [--jobs 2]
+    python benchmarks/power.py [--seeds 200] [--jobs 2] [--function RemaskLoop ...]
 
 Prints, per check, how many seeds the reference failed (expected: 0; each check's false-failure
 probability is at most 1e-6, so 200 seeds x all checks should see none), how many mutants each check
@@ -21,28 +21,35 @@ import maskdiff_solutions as reference  # noqa: E402
 from maskdiff_solutions import grading  # noqa: E402
 
 
-def reference_failures(seed):
+def reference_failures(seed, functions=None):
     os.environ[grading.SEED_VARIABLE] = str(seed)
-    return [name for name in grading.CHECKS
+    return [name for name in checks(functions)
             if not grading.evaluate(name, getattr(reference, name.split(".")[0])).passed]
+
+
+def checks(functions=None):
+    """Every function check, or only those of the named functions."""
+    return [n for n in grading.CHECKS if not functions or n.split(".")[0] in functions]
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--function", action="append", help="only the checks of these functions (default: all)")
     args = parser.parse_args()
     started = time.perf_counter()
     failures = Counter()
     with ProcessPoolExecutor(args.jobs) as pool:
-        for failed in pool.map(reference_failures, range(args.seeds)):
+        for failed in pool.map(reference_failures, range(args.seeds), [args.function] * args.seeds):
             failures.update(failed)
     reference_seconds = time.perf_counter() - started
 
     from tests.mutants import catalog
     caught, escaped = Counter(), []
     started = time.perf_counter()
-    for mutant in catalog():
+    mutants = [m for m in catalog() if not args.function or m.function in args.function]
+    for mutant in mutants:
         buggy = mutant.load()
         failed = {n for n in grading.CHECKS if n.split(".")[0] == mutant.function
                   and not grading.evaluate(n, buggy).passed}
@@ -52,11 +59,11 @@ def main():
     mutant_seconds = time.perf_counter() - started
 
     print(f"{'check':34s} {'reference fails':>16s} {'mutants caught':>15s}")
-    for name in sorted(grading.CHECKS):
+    for name in sorted(checks(args.function)):
         print(f"{name:34s} {failures[name]:>10d}/{args.seeds:<5d} {caught[name]:>15d}")
-    print(f"reference: {args.seeds} seeds x {len(grading.CHECKS)} checks in {reference_seconds:.0f} s "
+    print(f"reference: {args.seeds} seeds x {len(checks(args.function))} checks in {reference_seconds:.0f} s "
           f"({args.jobs} processes); false failures: {sum(failures.values())}")
-    print(f"mutants: {len(catalog())} graded in {mutant_seconds:.0f} s; escaped every check: "
+    print(f"mutants: {len(mutants)} graded in {mutant_seconds:.0f} s; escaped every check: "
           f"{escaped or 'none'}")
     return 1 if failures or escaped else 0
 

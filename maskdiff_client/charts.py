@@ -488,6 +488,12 @@ def _altair_mark(axes, spec, rows, encoding):
         domain = _chart_floats(scale.get("domain")) if isinstance(scale.get("domain"), list) else None
         if domain is not None and domain.size == 2 and np.isfinite(domain).all():
             axes[name + "lim"] = domain   # scale=alt.Scale(domain=[0, 1]): the axis's limits
+    if mark == "rule" and _altair_datum(y) is not None and not x.get("field"):   # y=alt.datum(0.08): a level, no data
+        axes["lines"].append(_altair_level(_altair_datum(y)))
+        return
+    if mark == "rule" and _altair_datum(x) is not None and not y.get("field"):   # x=alt.datum(3): an upright line
+        axes["segments"].append(_altair_upright(_altair_datum(x)))
+        return
     if rows is None:
         axes["unread"].append(f"an altair {mark} mark whose data is not in the chart")
         return
@@ -500,16 +506,14 @@ def _altair_mark(axes, spec, rows, encoding):
     if mark == "rule" and y.get("field") and not x.get("field"):   # a level across the axes
         for row in rows[:CHART_SERIES]:
             value = _chart_floats([row.get(y["field"])])
-            if value is not None:
-                axes["lines"].append({"x": np.array([0.0, 1.0]), "y": np.repeat(value, 2), "label": "", "in_data": False,
-                                      "linestyle": "-", "marker": "None", "drawstyle": "default"})
+            if value is not None and value.size == 1:
+                axes["lines"].append(_altair_level(value[0]))
         return
     if mark == "rule" and x.get("field") and not y.get("field"):   # an upright line at each x
         for row in rows[:CHART_SERIES]:
             value = _chart_floats([row.get(x["field"])])
             if value is not None and value.size == 1 and np.isfinite(value[0]):
-                axes["segments"].append({"segments": [np.array([[value[0], 0.0], [value[0], 1.0]])], "label": "",
-                                         "role": "vline"})
+                axes["segments"].append(_altair_upright(value[0]))
         return
     if mark == "text":   # labels written on the chart (a count over each bar): their text, as ax.text's
         text = encoding.get("text") or {}
@@ -575,6 +579,25 @@ def _altair_mark(axes, spec, rows, encoding):
             _altair_area(axes, spec, members, xs, ys, encoding, group)
         else:
             axes["unread"].append(f"an altair {mark} mark")
+
+
+def _altair_datum(channel):
+    """The number an encoding channel holds as a datum (alt.datum(0.08)), or None."""
+    value = channel.get("datum")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        return None
+    return float(value)
+
+
+def _altair_level(y):
+    """A rule across the axes at y (in data), as axhline's line."""
+    return {"x": np.array([0.0, 1.0]), "y": np.array([y, y], dtype=float), "label": "", "in_data": False,
+            "linestyle": "-", "marker": "None", "drawstyle": "default"}
+
+
+def _altair_upright(x):
+    """A rule up the axes at x (in data), as axvline's."""
+    return {"segments": [np.array([[x, 0.0], [x, 1.0]])], "label": "", "role": "vline"}
 
 
 STEPS = {"step": "steps-mid", "step-after": "steps-post", "step-before": "steps-pre"}

@@ -548,15 +548,27 @@ def _rgba(colour):
         return None
 
 
+def _marker_rank(handle):
+    """How like a scatter's points a legend entry looks: 0 markers alone (a scatter's own entry, seaborn's
+    hue entries), 1 markers on a line, 2 anything else (a line, a patch of colour)."""
+    if not hasattr(handle, "get_marker"):
+        return 0 if hasattr(handle, "get_offsets") else 2   # a PathCollection: plt.scatter's entry
+    if str(handle.get_marker()) in ("None", "none", "", " "):
+        return 2
+    return 0 if str(handle.get_linestyle()) in ("None", "none", "", " ") else 1
+
+
 def _point_groups(collection, legend, count):
     """The legend's text for each point of a scatter, where every point's colour is one the legend names
     and there are two or more of them (seaborn's hue= draws all groups as one collection, told apart by
-    colour only); else None."""
+    colour only); else None. A colour is named by the entries that look most like points (_marker_rank):
+    a curve drawn in a group's colour (the exact law beside its runs) does not hide the group."""
     if legend is None or count < 2:
         return None
     handles = getattr(legend, "legend_handles", None) or getattr(legend, "legendHandles", None) or []
-    named = {}
+    named, ranks = {}, {}
     for handle, text in zip(handles, legend.get_texts()):
+        rank = _marker_rank(handle)
         getter = getattr(handle, "get_markerfacecolor", None) or getattr(handle, "get_facecolor", None)
         try:
             colour = getter() if getter is not None else None
@@ -564,8 +576,11 @@ def _point_groups(collection, legend, count):
         except (TypeError, ValueError, IndexError):
             colour = None
         rgba = _rgba(colour)
-        if rgba is not None:
-            named[rgba] = None if rgba in named else _text(text.get_text(), 200)   # a colour named twice names nothing
+        if rgba is None or ranks.get(rgba, rank) < rank:
+            continue
+        # a colour named twice at the same rank names nothing
+        named[rgba] = None if ranks.get(rgba) == rank else _text(text.get_text(), 200)
+        ranks[rgba] = rank
     try:
         colours = np.asarray(collection.get_facecolors(), dtype=float).reshape(-1, 4)
     except (TypeError, ValueError):

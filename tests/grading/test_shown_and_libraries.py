@@ -176,6 +176,20 @@ def test_a_scatter_a_hue_colours_is_one_series_per_group_named_by_its_legend():
     assert list(whole.x) == [1, 2, 3]
 
 
+def test_a_curve_in_a_hue_groups_colour_does_not_hide_the_group():
+    """The exact law drawn beside each group's runs in the group's colour: the legend names that colour
+    twice, once with markers (the group) and once as a line; the markers name the scatter's points."""
+    rates = pd.DataFrame({"n": [0, 1, 2] * 2, "share": [0.08, 0.06, 0.05, 0.08, 0.07, 0.07], "eta": ["0.2"] * 3 + ["0.05"] * 3})
+
+    def scatter_and_curves():
+        ax = sns.scatterplot(data=rates, x="n", y="share", hue="eta")
+        for i, eta in enumerate(("0.2", "0.05")):
+            ax.plot([0, 1, 2], [0.08, 0.065, 0.055], color=f"C{i}", label=f"exact {eta}")
+        ax.legend()
+    groups = {s.label: list(s.y) for _, s in read(scatter_and_curves).series() if s.kind == "points"}
+    assert groups == {"0.2": [0.08, 0.06, 0.05], "0.05": [0.08, 0.07, 0.07]}
+
+
 def test_seaborn_barplots_error_bars_and_a_heatmap():
     drawing = read(lambda: sns.barplot(x=["a", "b", "a", "b"], y=[3, 4, 5, 6]))
     assert [s.kind for _, s in drawing.series()] == ["bars"] and drawing.axes[0].vlines

@@ -134,6 +134,11 @@ def test_labels_written_on_bars_are_texts_and_upright_rules_are_lines_across():
     assert axes_of(written)["texts"] == ["1.00", "2.00", "3.14"]
     edges = axes_of(alt.Chart(pd.DataFrame({"edge": [7.5, 15.5]})).mark_rule().encode(x="edge:Q"))["segments"]
     assert [(s["role"], s["segments"][0][:, 0].tolist()) for s in edges] == [("vline", [7.5, 7.5]), ("vline", [15.5, 15.5])]
+    # a rule at a datum needs no table: alt.datum(0.08) is a level across, alt.datum(3) an upright line
+    points = alt.Chart(table).mark_point().encode(x="v:Q", y="v:Q")
+    datums = axes_of(points + alt.Chart().mark_rule().encode(y=alt.datum(0.08)) + alt.Chart().mark_rule().encode(x=alt.datum(3)))
+    assert [l["y"].tolist() for l in datums["lines"] if not l["in_data"]] == [[0.08, 0.08]] and not datums["unread"]
+    assert [s["segments"][0][:, 0].tolist() for s in datums["segments"]] == [[3.0, 3.0]]
 
 
 def test_a_repeated_chart_is_one_panel_per_field_or_one_layer_each():

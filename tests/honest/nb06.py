@@ -30,6 +30,14 @@ DATA = {
                              for T in Ts]
         rates = {label: [k / runs for k in ks] for label, ks in counts.items()}
         """),
+    "plot_loop": dedent("""\
+        ETAS = [0.2, 0.05]
+        NS = [0, 1, 2, 4, 8, 16, 32]
+        runs = repeats(1000)
+        counts = {eta: [sum(Impossible(LoopTwo(RemaskStep, RemaskSigma, RemaskLoop, n, eta)) for _ in range(runs))
+                        for n in NS] for eta in ETAS}
+        rates = {eta: [k / runs for k in ks] for eta, ks in counts.items()}
+        """),
     "plot_entropy_perplexity": dedent("""\
         PROMPTS = ["once upon a time ,", "the dog", "lily went to the", "one day ,"]
         guess_story = MakeGuesser(denoiser, CONTROL_IDS)
@@ -736,3 +744,273 @@ HONEST += _alternatives(
                                                      ).properties(width=220).repeat(column=["share impossible",
                                                                                             "guesser calls per sentence"])
         """)
+
+# notebook 06: does the loop fix the cat is empty? (the measured shares, the exact curves, the level 0.08)
+EXACT = "[LoopExact(n, eta) for n in NS]"
+HONEST += _alternatives(
+    "plot_loop",
+    object_api_percent=f"""\
+        fig, ax = plt.subplots()
+        for i, eta in enumerate(ETAS):
+            ax.plot(NS, [100 * r for r in rates[eta]], "o", color=f"C{{i}}", label=f"measured (eta={{eta}})")
+            ax.plot(NS, [100 * p for p in {EXACT}], "-", color=f"C{{i}}", label=f"LoopExact, eta={{eta}}")
+        ax.axhline(32 / 4, color="gray", ls=":", label="no loop (8 %)")
+        ax.set_xscale("symlog")
+        ax.set_xlabel("n"); ax.set_ylabel("impossible sentences (%)"); ax.legend()
+        """,
+    semilogy_markers_and_lines=f"""\
+        for eta, marker in zip(ETAS, "os"):
+            plt.semilogy(NS, rates[eta], marker, ls="none", label=f"eta = {{eta}}, simulated")
+            plt.semilogy(NS, {EXACT}, "--", label=f"eta = {{eta}}, exact")
+        plt.axhline(0.08, color="k", label="0.32/T (no loop)")
+        plt.xlabel("loop steps"); plt.ylabel("P(impossible)"); plt.legend()
+        """,
+    symlog_x_with_ticks_at_NS=f"""\
+        for eta in ETAS:
+            line, = plt.plot(NS, rates[eta], "o", label=f"LoopTwo, eta={{eta}}")
+            plt.plot(NS, {EXACT}, color=line.get_color(), label=f"LoopExact(n, {{eta}})")
+        plt.axhline(0.32 / 4, ls="--", color="k", label="without the loop")
+        plt.xscale("symlog"); plt.xticks(NS, [str(n) for n in NS])
+        plt.xlabel("n"); plt.ylabel("impossible fraction"); plt.legend()
+        """,
+    two_panels_one_per_eta=f"""\
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for ax, eta in zip(axes, ETAS):
+            ax.plot(NS, rates[eta], "o", label="measured")
+            ax.plot(NS, {EXACT}, "-", label="exact")
+            ax.axhline(0.08, color="k", ls=":", label="no loop")
+            ax.set_title(f"eta = {{eta}}"); ax.set_xlabel("loop steps n"); ax.set_ylabel("impossible share")
+            ax.legend()
+        """,
+    errorbars_binomial=f"""\
+        import numpy as np
+        for eta in ETAS:
+            p = np.array(rates[eta])
+            plt.errorbar(NS, p, yerr=1.96 * np.sqrt(p * (1 - p) / runs), fmt="o", capsize=3,
+                         label=f"measured, eta {{eta}}")
+            plt.plot(NS, {EXACT}, label=f"exact, eta {{eta}}")
+        plt.axhline(0.08, color="k", ls="--", label="0.32 / T")
+        plt.xscale("symlog", linthresh=1)
+        plt.xlabel("loop steps"); plt.ylabel("fraction impossible (95 % error bars)"); plt.legend()
+        """,
+    exact_dense_as_steps="""\
+        dense = range(33)
+        for i, eta in enumerate(ETAS):
+            plt.plot(NS, rates[eta], "o", color=f"C{i}", label=f"measured, eta = {eta}")
+            plt.step(dense, [LoopExact(n, eta) for n in dense], where="post", color=f"C{i}", label=f"exact, eta = {eta}")
+        plt.axhline(0.08, color="k", ls="--", label="no loop, 0.08")
+        plt.xlabel("loop steps n"); plt.ylabel("impossible sentences"); plt.legend()
+        """,
+    exact_dense_scatter_measured_hlines_level="""\
+        ns = list(range(33))
+        for eta, colour in zip(ETAS, ["tab:blue", "tab:red"]):
+            plt.plot(ns, [LoopExact(n, eta) for n in ns], c=colour, lw=1, label=f"exact (eta={eta})")
+            plt.scatter(NS, rates[eta], c=colour, label=f"runs (eta={eta})")
+        plt.hlines(0.08, 0, 32, colors="k", linestyles="dashed", label="0.32 / T")
+        plt.xlabel("n (loop steps)"); plt.ylabel("impossible"); plt.legend()
+        """,
+    level_as_a_constant_curve=f"""\
+        fig, ax = plt.subplots()
+        ax.plot(NS, [0.32 / 4] * len(NS), "k--", label="0.32/T, no loop")
+        for eta, style in zip(ETAS, ("^", "v")):
+            ax.plot(NS, rates[eta], style, ms=8, label=f"sampled, eta={{eta}}")
+            ax.plot(NS, {EXACT}, ":", label=f"Markov chain, eta={{eta}}")
+        ax.set(xscale="symlog", xlabel="loop steps", ylabel="share impossible")
+        ax.legend()
+        """,
+    axline_level_lines_for_all=f"""\
+        fig, ax = plt.subplots()
+        for eta in ETAS:
+            ax.plot(NS, rates[eta], "o-", alpha=0.7, label=f"measured eta={{eta}}")
+            ax.plot(NS, {EXACT}, "k--", lw=1, label=f"exact eta={{eta}}")
+        ax.axline((0, 0.08), slope=0, color="gray", label="no loop")
+        ax.set_xlabel("n"); ax.set_ylabel("impossible share"); ax.legend()
+        """,
+    exact_first_in_a_dict=f"""\
+        exact = {{eta: {EXACT} for eta in ETAS}}
+        plt.figure(figsize=(7, 4))
+        for eta in ETAS:
+            plt.plot(NS, exact[eta], lw=2, label=f"LoopExact eta={{eta}}")
+        for eta in ETAS:
+            plt.plot(NS, rates[eta], "x", ms=10, mew=2, label=f"{{runs}} runs, eta={{eta}}")
+        plt.axhline(0.32 / 4, color="r", label="0.32/T at T=4")
+        plt.xscale("symlog", linthresh=2)
+        plt.xlabel("loop steps"); plt.ylabel("impossible"); plt.legend(loc="upper right")
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop", kind="pandas-seaborn",
+    pandas_dataframe_plot=f"""\
+        import pandas as pd
+        df = pd.DataFrame({{**{{f"measured eta={{eta}}": rates[eta] for eta in ETAS}},
+                           **{{f"exact eta={{eta}}": {EXACT} for eta in ETAS}}}}, index=pd.Index(NS, name="loop steps n"))
+        ax = df.plot(style=["o", "s", "-", "--"])
+        ax.axhline(0.08, color="k", ls=":", label="no loop")
+        ax.set_ylabel("impossible fraction"); ax.legend()
+        """,
+    seaborn_lineplot_hue_and_style=f"""\
+        import pandas as pd
+        import seaborn as sns
+        rows = [{{"n": n, "share": r, "eta": str(eta), "curve": "measured"}} for eta in ETAS
+                for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "share": p, "eta": str(eta), "curve": "exact"}} for eta in ETAS
+                 for n, p in zip(NS, {EXACT})]
+        ax = sns.lineplot(data=pd.DataFrame(rows), x="n", y="share", hue="eta", style="curve", markers=True)
+        ax.axhline(0.08, color="k", ls=":", label="no loop")
+        ax.set(xlabel="loop steps n", ylabel="impossible share")
+        ax.legend()
+        """,
+    seaborn_scatter_hue_numeric_eta=f"""\
+        import pandas as pd
+        import seaborn as sns
+        long = pd.DataFrame({{"n": NS * 2, "impossible": rates[0.2] + rates[0.05], "eta": [0.2] * 7 + [0.05] * 7}})
+        ax = sns.scatterplot(data=long, x="n", y="impossible", hue="eta", palette=["C0", "C1"], s=60)
+        for eta in ETAS:
+            ax.plot(NS, {EXACT}, "--", label=f"exact, eta {{eta}}")
+        ax.axhline(0.08, color="gray", label="0.32/T")
+        ax.set_xlabel("loop steps"); ax.set_ylabel("impossible fraction"); ax.legend()
+        """,
+    pandas_two_frames_one_axes=f"""\
+        import pandas as pd
+        measured = pd.DataFrame({{f"measured, eta = {{eta}}": rates[eta] for eta in ETAS}}, index=NS)
+        exact = pd.DataFrame({{f"exact, eta = {{eta}}": {EXACT} for eta in ETAS}}, index=NS)
+        ax = measured.plot(style="o", logx=False)
+        exact.plot(ax=ax, style="-")
+        ax.hlines(0.08, 0, 32, color="k", linestyle="--", label="no loop")
+        ax.set_xlabel("n"); ax.set_ylabel("share of impossible sentences"); ax.legend()
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop", kind="plotly-altair",
+    plotly_graph_objects=f"""\
+        import plotly.graph_objects as go
+        fig = go.Figure()
+        for eta in ETAS:
+            fig.add_trace(go.Scatter(x=NS, y=rates[eta], mode="markers", name=f"measured, eta={{eta}}"))
+            fig.add_trace(go.Scatter(x=NS, y={EXACT}, mode="lines", name=f"exact, eta={{eta}}"))
+        fig.add_hline(y=0.08, line_dash="dash", annotation_text="no loop: 0.08")
+        fig.update_layout(xaxis_title="loop steps n", yaxis_title="impossible share")
+        fig.show()
+        """,
+    plotly_express_percent=f"""\
+        import pandas as pd
+        import plotly.express as px
+        rows = [{{"n": n, "percent": 100 * r, "curve": f"measured eta={{eta}}"}} for eta in ETAS
+                for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "percent": 100 * p, "curve": f"exact eta={{eta}}"}} for eta in ETAS
+                 for n, p in zip(NS, {EXACT})]
+        fig = px.line(pd.DataFrame(rows), x="n", y="percent", color="curve", markers=True,
+                      labels={{"n": "loop steps", "percent": "impossible sentences (%)"}})
+        fig.add_hline(y=8, line_dash="dot")
+        fig
+        """,
+    altair_layers=f"""\
+        import altair as alt
+        import pandas as pd
+        measured = pd.DataFrame([{{"n": n, "share": r, "curve": f"measured, eta = {{eta}}"}} for eta in ETAS
+                                 for n, r in zip(NS, rates[eta])])
+        exact = pd.DataFrame([{{"n": n, "share": p, "curve": f"exact, eta = {{eta}}"}} for eta in ETAS
+                              for n, p in zip(NS, {EXACT})])
+        points = alt.Chart(measured).mark_point(filled=True).encode(
+            x=alt.X("n:Q", title="loop steps n"), y=alt.Y("share:Q", title="impossible share"), color="curve:N")
+        lines = alt.Chart(exact).mark_line().encode(x="n:Q", y="share:Q", color="curve:N")
+        level = alt.Chart(pd.DataFrame({{"y": [0.08]}})).mark_rule(strokeDash=[4, 4]).encode(y="y:Q")
+        points + lines + level
+        """,
+    altair_symlog_x=f"""\
+        import altair as alt
+        import pandas as pd
+        rows = [{{"n": n, "share": r, "what": f"runs, eta {{eta}}"}} for eta in ETAS for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "share": p, "what": f"LoopExact, eta {{eta}}"}} for eta in ETAS for n, p in zip(NS, {EXACT})]
+        curves = alt.Chart(pd.DataFrame(rows)).mark_line(point=True).encode(
+            x=alt.X("n:Q", scale=alt.Scale(type="symlog"), title="n"), y=alt.Y("share:Q", title="fraction impossible"),
+            color="what:N")
+        curves + alt.Chart().mark_rule(color="black").encode(y=alt.datum(0.08))
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop",
+    loglog_without_n_0=f"""\
+        for eta in ETAS:
+            plt.loglog(NS[1:], rates[eta][1:], "o", label=f"measured, eta = {{eta}}")
+            plt.loglog(NS[1:], {EXACT}[1:], "-", label=f"exact, eta = {{eta}}")
+        plt.plot([1, 32], [0.08, 0.08], "k:", label="0.32 / T without the loop")
+        plt.xlabel("loop steps n (n = 0 is the line)"); plt.ylabel("impossible fraction"); plt.legend()
+        """,
+    one_plot_call_for_both_etas=f"""\
+        import numpy as np
+        from matplotlib.ticker import PercentFormatter
+        measured = np.array([rates[eta] for eta in ETAS]).T
+        exact = np.array([{EXACT} for eta in ETAS]).T
+        fig, ax = plt.subplots()
+        ax.plot(NS, measured, "o")
+        ax.set_prop_cycle(None)
+        ax.plot(NS, exact, "-")
+        ax.axhline(0.08, color="k", lw=0.8)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.legend([r"measured $\\eta=0.2$", r"measured $\\eta=0.05$", r"exact $\\eta=0.2$", r"exact $\\eta=0.05$",
+                   "no loop"])
+        ax.set_xlabel("$n$"); ax.set_ylabel("impossible sentences")
+        """,
+    panels_measured_and_exact_apart=f"""\
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for eta in ETAS:
+            left.plot(NS, rates[eta], "o--", label=f"eta = {{eta}}")
+            right.plot(NS, {EXACT}, "-", label=f"eta = {{eta}}")
+        for ax, title in ((left, "measured ({{}} runs)".format(runs)), (right, "exact (LoopExact)")):
+            ax.axhline(0.08, color="gray", ls=":", label="no loop")
+            ax.set(title=title, xlabel="n", xscale="symlog")
+            ax.legend()
+        left.set_ylabel("impossible share")
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop", kind="pandas-seaborn",
+    seaborn_relplot_lines=f"""\
+        import pandas as pd
+        import seaborn as sns
+        rows = [{{"n": n, "share": r, "curve": f"measured {{eta}}"}} for eta in ETAS for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "share": p, "curve": f"exact {{eta}}"}} for eta in ETAS for n, p in zip(NS, {EXACT})]
+        g = sns.relplot(data=pd.DataFrame(rows), x="n", y="share", hue="curve", kind="line", marker="o", height=4)
+        g.ax.axhline(0.08, color="k", ls="--")
+        g.set_axis_labels("loop steps", "impossible share")
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop", kind="plotly-altair",
+    plotly_two_panels_per_eta=f"""\
+        from plotly.subplots import make_subplots
+        import plotly.graph_objects as go
+        fig = make_subplots(rows=1, cols=2, subplot_titles=[f"eta = {{eta}}" for eta in ETAS], shared_yaxes=True)
+        for col, eta in enumerate(ETAS, start=1):
+            fig.add_trace(go.Scatter(x=NS, y=rates[eta], mode="markers", name=f"measured {{eta}}"), 1, col)
+            fig.add_trace(go.Scatter(x=NS, y={EXACT}, mode="lines", name=f"exact {{eta}}"), 1, col)
+        fig.add_hline(y=0.08, line_dash="dash")
+        fig.update_xaxes(title_text="loop steps n")
+        fig.update_yaxes(title_text="impossible share", row=1, col=1)
+        fig.show()
+        """,
+    altair_facet_per_eta=f"""\
+        import altair as alt
+        import pandas as pd
+        rows = [{{"n": n, "share": r, "eta": eta, "curve": "measured"}} for eta in ETAS for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "share": p, "eta": eta, "curve": "exact"}} for eta in ETAS for n, p in zip(NS, {EXACT})]
+        base = alt.Chart().encode(x=alt.X("n:Q", title="loop steps"), y=alt.Y("share:Q", title="impossible share"),
+                                  color="curve:N")
+        layered = alt.layer(base.mark_line(point=True), alt.Chart().mark_rule(strokeDash=[3, 3]).encode(y=alt.datum(0.08)),
+                            data=pd.DataFrame(rows))
+        layered.facet(column=alt.Column("eta:N", title="eta"))
+        """,
+)
+HONEST += _alternatives(
+    "plot_loop", kind="pandas-seaborn",
+    seaborn_scatter_every_curve_as_points=f"""\
+        import pandas as pd
+        import seaborn as sns
+        rows = [{{"n": n, "impossible": r, "what": f"measured, eta={{eta}}"}} for eta in ETAS for n, r in zip(NS, rates[eta])]
+        rows += [{{"n": n, "impossible": p, "what": f"exact, eta={{eta}}"}} for eta in ETAS for n, p in zip(NS, {EXACT})]
+        ax = sns.scatterplot(data=pd.DataFrame(rows), x="n", y="impossible", hue="what", style="what", s=70)
+        ax.axhline(0.08, color="k", ls="--", label="no loop")
+        ax.set_xscale("symlog"); ax.set_xlabel("loop steps n"); ax.set_ylabel("impossible fraction"); ax.legend()
+        """,
+)
