@@ -22,7 +22,7 @@ from . import plots
 from .core import ALPHA, Failure, Review, check, expect
 from .plots import runs_asked
 from .revising import LOOP_CASES, LoopSigma, LoopStep, loop_calls, loop_guess
-from .revising_plots import (CANVASES, GUESSES, IMPOSSIBLE_AT, INDEX, WORDS_AT, _sentence, few_runs, kernel,
+from .revising_plots import (CANVASES, GUESSES, IMPOSSIBLE_AT, INDEX, _sentence, few_runs, kernel,
                              share_fits)
 from maskdiff_client.fakes import TableGuesser
 

@@ -233,11 +233,13 @@ def test_a_check_that_breaks_still_says_how_to_hand_in(monkeypatch, capsys):
 
 @pytest.mark.parametrize("reader", ["none", "older"])
 def test_the_last_cell_without_the_check_says_what_to_do(reader, capsys):
-    """The set-up cell could not fetch drawing_reader.py, or a copy fetched before it held the check
-    is still beside the notebook (the set-up cell fetches only when there is none)."""
+    """No drawing_reader.py beside the notebook (and none fetched), or a copy from before it held the
+    check (the set-up cell fetches only when there is none): the cell says what to do in each case."""
     cell = nbtools.read(ROOT / "release" / "maskdiff" / NOTEBOOKS[0]).cells[-1]
     exec(cell.source, {"GRADING": False, "drawing_reader": None if reader == "none" else types.ModuleType("dr")})
-    assert "delete drawing_reader.py, run the set-up cell again" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "put the course's drawing_reader.py beside the notebook" in said
+    assert "delete an old copy and run the set-up cell again while online" in said
 
 
 def test_under_the_grader_it_does_nothing(monkeypatch, capsys):

@@ -33,7 +33,7 @@ DATA = {
     "plot_loop": dedent("""\
         ETAS = [0.2, 0.05]
         NS = [0, 1, 2, 4, 8, 16, 32]
-        runs = repeats(1000)
+        runs = repeats(2500)
         counts = {eta: [sum(Impossible(LoopTwo(RemaskStep, RemaskSigma, RemaskLoop, n, eta)) for _ in range(runs))
                         for n in NS] for eta in ETAS}
         rates = {eta: [k / runs for k in ks] for eta, ks in counts.items()}

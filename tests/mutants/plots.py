@@ -317,9 +317,9 @@ MUTANTS += [
                  '[torch.tensor([], dtype=torch.long), torch.tensor([], dtype=torch.long),'),), ("show_batch_stories",)),
     PlotMutant(NB05, "show_batch_stories", "every_row_32_long", (("[32, 32, 20, 12]", "[32, 32, 32, 32]"),),
                ("show_batch_stories",)),
-    PlotMutant(NB05, "show_batch_stories", "padding_printed", (("print(Show(row))", 'print(" ".join(vocab[i] for i in row.tolist()))'),),
+    PlotMutant(NB05, "show_batch_stories", "padding_printed", (("print(Show(story))", 'print(" ".join(vocab[i] for i in story.tolist()))'),),
                ("show_batch_stories",)),
-    PlotMutant(NB05, "show_batch_stories", "token_ids_printed", (("print(Show(row))", "print(row.tolist())"),),
+    PlotMutant(NB05, "show_batch_stories", "token_ids_printed", (("print(Show(story))", "print(story.tolist())"),),
                ("show_batch_stories",)),
 ]
 

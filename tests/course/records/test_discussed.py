@@ -45,7 +45,9 @@ DISCUSSES = {
     "when_blocks_help": ["plot_commit_order"],
     "naming_trap": [],
     "remasking_fixes": ["plot_remasking"],
+    "loop_fixes": ["plot_loop"],
     "one_number": ["plot_entropy_perplexity"],
+    "what_the_loop_changed": ["loop_stories"],
 }
 
 
