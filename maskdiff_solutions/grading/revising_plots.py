@@ -278,6 +278,15 @@ def few_runs(found, asked, groups, what, written):
     return None, ""
 
 
+def enough_runs(found, asked, groups, what, written):
+    """few_runs' verdict carried out: a Failure or a Review, or nothing when the runs may be enough."""
+    verdict, message = few_runs(found, asked, groups, what, written)
+    if verdict == "fail":
+        raise Failure(message)
+    if verdict == "review":
+        raise Review(message)
+
+
 def share_fits(share, n, p, alpha):
     """Is `share` of n runs a plausible share of an event of probability p (Chernoff, exact bound)?"""
     lo, hi = plots.share_interval(share * n, n, alpha)
@@ -616,21 +625,26 @@ def _student_sigmas(RemaskSigma):
 def _gate(RemaskStep, sigmas):
     """Does one step of the student's RemaskStep follow the reference's law on a few inputs of the plot's
     runs (exact binomial tests at GATE_ALPHA in all)? A routing decision only: it fails nothing."""
+    asks = [(words, k / T, (k - 1) / T, sigmas[role][T][k]) for words, T, k, role in GATE]
+    return follows_law(RemaskStep, asks, GATE_DRAWS, GATE_ALPHA)
+
+
+def follows_law(RemaskStep, asks, draws, alpha):
+    """Do `draws` steps of the student's RemaskStep from each (canvas words, t, s, sigma) of `asks` land
+    on the 36 canvases as the reference's kernel says (exact binomial tests, alpha over them all)?"""
     table = TableGuesser(CANVASES, torch.tensor(GUESSES, dtype=torch.float32), list(world.vocab))
-    tests = len(GATE) * len(CANVASES)
-    for words, T, k, role in GATE:
+    tests = len(asks) * len(CANVASES)
+    for words, t, s, sigma in asks:
         x = tuple(world.MASK if w == "_" else world.vocab.index(w) for w in words.split())
-        t, s, sigma = k / T, (k - 1) / T, sigmas[role][T][k]
-        outcomes = RemaskStep.repeat([torch.tensor(x), t, s, table, world.MASK, sigma], GATE_DRAWS)
         counts = np.zeros(len(CANVASES))
-        for result in outcomes:
+        for result in RemaskStep.repeat([torch.tensor(x), t, s, table, world.MASK, sigma], draws):
             after = _sentence(result)
             if after not in INDEX:
                 return False
             counts[INDEX[after]] += 1
         row = kernel(t, s, sigma)[INDEX[x]]
         for b in range(len(CANVASES)):
-            if not stats.binomial_test(counts[b], GATE_DRAWS, float(np.clip(row[b], 0, 1)), GATE_ALPHA / tests):
+            if not stats.binomial_test(counts[b], draws, float(np.clip(row[b], 0, 1)), alpha / tests):
                 return False
     return True
 
@@ -799,12 +813,7 @@ def plot_remasking(drawn, RemaskStep, RemaskSigma):
             except Failure as failure:
                 problems.append(str(failure))
                 continue
-            verdict, message = few_runs(found, asked, _remask_groups(exact, fresh), "the drawn shares",
-                                        "repeats(5000)")
-            if verdict == "fail":
-                raise Failure(message)
-            if verdict == "review":
-                raise Review(message)
+            enough_runs(found, asked, _remask_groups(exact, fresh), "the drawn shares", "repeats(5000)")
             return
     raise Failure(problems[0])
 
