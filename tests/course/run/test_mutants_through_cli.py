@@ -26,6 +26,7 @@ BUGS = {  # one realistic bug per graded function of notebook 06, none of which 
     "CommitAbove": "the masks alone: masks outside the slots are committed",
     "RemaskSigma": "the two schedules swapped",
     "RemaskStep": "remasks the prompt: fixed ignored when remasking",
+    "RemaskLoop": "n - 1 steps",
     "SampleEntropy": "in bits",
     "Perplexity": "no shift: each position scores its own token",
 }
