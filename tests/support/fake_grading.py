@@ -6,10 +6,11 @@ can be tested through the command line in milliseconds.
 
 - `maskdiff_solutions.course.run.student.grade_student(task) -> StudentResult` (batch.py calls it as
   `one_student.grade_student`, in this process when --jobs 1) by `grade_student` below;
-- `maskdiff_solutions.course.run.batch.generate(course, release_root, workspace)` (nbgrader's
-  generate_assignment, ~2 s) by a copy of a gradebook that the real `generate` filled once per process
-  (`template_gradebook`), written only where the workspace has no gradebook.db (the course's source/
-  never changes under these tests, so the real one would change nothing either);
+- `maskdiff_solutions.course.run.batch.up_to_date_gradebook(course, workspace)` (nbgrader's
+  generate_assignment, ~2 s, or a copy kept per machine) by a copy of a gradebook that the real
+  `generate` filled once per process (`template_gradebook`), written only where the workspace has no
+  gradebook.db (the course's source/ never changes under these tests, so the real one would change
+  nothing either);
 - `maskdiff_solutions.course.run.batch.warm_caches()` (notebook 03's stand-in networks) by "";
 - `maskdiff_solutions.course.records.summary.plot(report, path)` (the PNG: matplotlib) by nothing;
 - `maskdiff_solutions.course.ledger.export.feedback(course, workspace, students)` (which
@@ -347,12 +348,11 @@ def template_gradebook(course_root):
     return made
 
 
-def fake_generate(course, release_root, workspace):
+def fake_up_to_date(course, workspace):
     db = Path(workspace) / "gradebook.db"
     Path(workspace).mkdir(parents=True, exist_ok=True)
     if not db.exists():
         shutil.copyfile(template_gradebook(str(course.root)), db)
-    return Path(release_root) / course.assignment
 
 
 # --------------------------------------------------------------------------- stopping at step k
@@ -397,7 +397,7 @@ def install(monkeypatch=None, course_root=None):
     from maskdiff_solutions.course.run import batch, student
     monkeypatch = monkeypatch or Patcher()
     monkeypatch.setattr(student, "grade_student", grade_student)
-    monkeypatch.setattr(batch, "generate", fake_generate)
+    monkeypatch.setattr(batch, "up_to_date_gradebook", fake_up_to_date)
     monkeypatch.setattr(batch, "warm_caches", lambda: "")
     monkeypatch.setattr(summary, "plot", lambda report, path: path)
     monkeypatch.setattr(export, "feedback", fake_feedback)

@@ -1,6 +1,7 @@
 """nbgrader's apps as the course calls them: generate_assignment into a folder (and the gradebook it
 fills), converters that run in threads without moving the process's working folder, and the error
 lines nbgrader logs, gathered so that a failure says what went wrong."""
+import hashlib
 import logging
 import os
 import shutil
@@ -92,8 +93,7 @@ def blank_gradebook(db, course_id=COURSE_ID):
     is kept beside the stand-in cache, not in it: kernels see that folder."""
     import nbgrader
     from nbgrader.api import Gradebook
-    cache = cache_folder()
-    blank = cache.with_name(cache.name + "-gradebooks") / f"blank-{nbgrader.__version__}-{course_id}.db"
+    blank = kept_gradebooks() / f"blank-{nbgrader.__version__}-{course_id}.db"
     if not blank.is_file():
         blank.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=blank.parent) as scratch:
@@ -102,6 +102,46 @@ def blank_gradebook(db, course_id=COURSE_ID):
                 pass
             os.replace(made, blank)  # whole or not at all, whoever makes one at the same moment
     shutil.copyfile(blank, db)
+
+
+def kept_gradebooks():
+    """Where blank and generated gradebooks are kept: beside the stand-in cache, not in it (kernels
+    see that folder)."""
+    cache = cache_folder()
+    return cache.with_name(cache.name + "-gradebooks")
+
+
+def generated_digest(course):
+    """What generate_assignment's gradebook rows follow from: every file of source/, the course's
+    nbgrader_config.py, and the nbgrader and nbformat that read them."""
+    import nbformat
+    import nbgrader
+    digest = hashlib.sha256(f"{nbgrader.__version__} {nbformat.__version__}\n".encode())
+    files = [course.root / "nbgrader_config.py"] + sorted(p for p in course.source_dir.rglob("*") if p.is_file())
+    for path in files:
+        if path.is_file():
+            digest.update(f"{path.relative_to(course.root)}\n".encode() + path.read_bytes() + b"\n")
+    return digest.hexdigest()[:32]
+
+
+def up_to_date_gradebook(course, workspace):
+    """workspace/gradebook.db brought up to date with source/ (generate_assignment, into a scratch
+    release). A fresh workspace gets a copy of the gradebook it made for the same inputs, kept once
+    per machine: generating takes 1.5 s and more of every grading into a new workspace."""
+    db = Path(workspace) / "gradebook.db"
+    kept = kept_gradebooks() / f"generated-{generated_digest(course)}.db"
+    if not db.exists() and kept.is_file():
+        Path(workspace).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, db)
+        return
+    fresh = not db.exists()
+    with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
+        generate(course, scratch, workspace)
+    if fresh:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=kept.parent) as scratch:
+            shutil.copyfile(db, Path(scratch) / "gradebook.db")
+            os.replace(Path(scratch) / "gradebook.db", kept)  # whole or not at all
 
 
 def generate(course, release_root, workspace):

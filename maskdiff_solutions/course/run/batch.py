@@ -47,7 +47,7 @@ from ..ledger import commit, derived, record, safekeeping
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
-from ..records.nbgrader_apps import generate
+from ..records.nbgrader_apps import up_to_date_gradebook
 from ..records.rows import CSV_NAME, Report, Task
 from ..sandbox.leases import describe
 from ..sandbox.settings import configured_limits, resolve_mode
@@ -123,8 +123,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     earlier = aside["earlier"]
     remember_intake(workspace, aside["intake"], intake)
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own
-    with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
-        generate(course, scratch, workspace)  # brings the gradebook up to date with source/
+    up_to_date_gradebook(course, workspace)
     if course.answers_optional:  # ... which gives the written answers their points again
         make_optional(workspace / "gradebook.db", course.assignment)
     if intake and progress:

@@ -16,9 +16,11 @@ the checks). nbgrader's converter changes process-wide state while it runs (the 
 NBGRADER_EXECUTION, which it deletes when a notebook is done): `NotebookAutograde` leaves both to
 the caller, which sets NBGRADER_EXECUTION once for all the units.
 """
+import json
 import os
 import shutil
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from nbgrader.converters.base import BaseConverter
 from nbgrader.utils import capture_log, temp_attrs
 
 from ...grading.checker import Checker, Record
+from ..layout import cache_folder
 from ..records.gradebook import has_submission, take_notebook
 from ..records.nbgrader_apps import StayPut, failure, nbgrader_errors
 from ..sandbox.environ import environment
@@ -117,20 +120,62 @@ def autograde_unit(unit, course, student, target, template_db, plan, settings, f
     return unit
 
 
+def seconds_file():
+    """How long each notebook's unit took when last graded on this machine (beside the caches)."""
+    cache = cache_folder()
+    return cache.with_name(cache.name + "-seconds.json")
+
+
+def expected_seconds():
+    try:
+        seen = json.loads(seconds_file().read_text())
+        return {str(name): float(value) for name, value in seen.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def remember_seconds(taken):
+    """Keep the units' times for the next grading's order; a lost or clashing write only costs order."""
+    seen = {**expected_seconds(), **taken}
+    path = seconds_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=".seconds-", delete=False) as out:
+            json.dump(seen, out, indent=1, sort_keys=True)
+        os.replace(out.name, path)
+    except OSError:
+        pass
+
+
+def longest_first(names):
+    """The order to start the units in: the longest first, as last seen here (a notebook never seen
+    counts as the longest), so that two lanes end together instead of one waiting on a long notebook
+    started last. The order changes no result: units are independent and combined in notebook order."""
+    seen = expected_seconds()
+    return sorted(names, key=lambda name: -seen.get(name, float("inf")))
+
+
 def autograde_all(course, student, names, target, scratch, template_db, plan, settings, jobs=1, finish=None):
     """Autograde each notebook in `names` as a unit, `jobs` at once, each then given to finish(unit)
     in its own thread; returns the units in order."""
-    units = [Unit(name, Path(scratch) / "notebooks" / Path(name).stem) for name in names]
+    units = {name: Unit(name, Path(scratch) / "notebooks" / Path(name).stem) for name in names}
+    taken = {}
+
+    def timed(unit):
+        started = time.perf_counter()
+        autograde_unit(unit, course, student, target, template_db, plan, settings, finish)
+        taken[unit.name] = round(time.perf_counter() - started, 2)
+
     with grading_environment(), ThreadPoolExecutor(max_workers=max(1, jobs),
                                                    thread_name_prefix=f"grade-{student}") as pool:
-        futures = [pool.submit(autograde_unit, unit, course, student, target, template_db, plan, settings,
-                               finish) for unit in units]
-        for unit, future in zip(units, futures):
+        futures = {name: pool.submit(timed, units[name]) for name in longest_first(names)}
+        for name, unit in units.items():
             try:
-                future.result()
+                futures[name].result()
             except Exception as err:  # noqa: BLE001 - one notebook's crash fails that notebook
                 unit.success, unit.why = False, f"{type(err).__name__}: {err}"[:500]
-    return units
+    remember_seconds(taken)
+    return list(units.values())
 
 
 def combine(units, db, work, student, assignment):
