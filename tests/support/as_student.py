@@ -26,6 +26,7 @@ def run(nb, folder, name, *, allow_errors=False, skip=(), again=(), timeout=300)
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     env.update(CI="true", PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     client = NotebookClient(nb, timeout=timeout, allow_errors=allow_errors, kernel_name="python3",
+                            shutdown_kernel="immediate",   # as the grader: a graceful stop only waits
                             resources={"metadata": {"path": str(folder)}})
     ids = [nbtools.grade_id(cell) for cell in nb.cells]
     with client.setup_kernel(env=env):
