@@ -4,14 +4,14 @@ grading/plots.py).
 
 A plotly figure holds every trace's data (x, y, names, its axes) and its layout (titles, axis types and
 ranges, shapes); an altair chart holds a Vega-Lite spec with its data inline. What a chart draws that
-is not read here (a pie, a heatmap, a transform altair evaluates in the browser) is named in the axes'
-`unread`, so a check that misses something sends the drawing to a person instead of failing it.
+is not read here (a pie, a heatmap, a transform VegaFusion cannot work out: vega.py) is named in the
+axes' `unread`, so a check that misses something sends the drawing to a person instead of failing it.
 `chart_data(value)` gives None for anything that is not such a chart, or that it cannot read at all.
 """
 import numpy as np
 
 try:
-    from .vega import VegaUnread, vega_encoded, vega_transform
+    from .vega import VegaUnread, vega_drawn, vega_rows
 except ImportError:   # drawing_reader.py, one module: vega.py's part stands above this one
     pass
 
@@ -367,38 +367,35 @@ def _chart_rows(data, datasets):
     return None
 
 
-def _altair_walk(spec, datasets, data, encoding, panels, into=None):
-    """Each view of the spec (layers share one axes; concatenations and facets make several)."""
-    data = spec.get("data", data)
+def _altair_walk(spec, datasets, data, encoding, panels, into=None, transforms=()):
+    """Each view of the spec (layers share one axes; concatenations and facets make several).
+    `transforms`: those of the views above that share this one's data, worked out with its own at
+    each mark (vega.py); a view with data of its own starts afresh, as in Vega-Lite."""
+    if "data" in spec:
+        data, transforms = spec["data"], ()
     encoding = {**encoding, **(spec.get("encoding") or {})}
-    if spec.get("transform"):   # worked out here, so every view below draws from the transformed rows
-        rows = _chart_rows(data, datasets)
-        try:
-            data = {"values": vega_transform(rows[:CHART_POINTS], spec["transform"])} if rows is not None else None
-        except VegaUnread as unread:
-            (into if into is not None else _new_panel(panels, spec))["unread"].append(str(unread))
-            return
+    transforms = (*transforms, *(spec.get("transform") or []))
     for key in ("hconcat", "vconcat", "concat"):
         for view in spec.get(key) or []:
-            _altair_walk(view, datasets, data, encoding, panels)
+            _altair_walk(view, datasets, data, encoding, panels, transforms=transforms)
     if "layer" in spec:
         axes = into if into is not None else _new_panel(panels, spec)
         for view in spec["layer"]:
-            _altair_walk(view, datasets, data, encoding, panels, into=axes)
+            _altair_walk(view, datasets, data, encoding, panels, into=axes, transforms=transforms)
         return
     facet = spec.get("facet")
     if isinstance(facet, dict) and isinstance(spec.get("spec"), dict):   # chart.facet(column=...)
         channels = [facet[k] for k in ("row", "column") if isinstance(facet.get(k), dict)] or [facet]
-        _altair_facets(spec["spec"], channels, datasets, data, encoding, panels)
+        _altair_facets(spec["spec"], channels, datasets, data, encoding, panels, transforms)
         return
     by = {k: encoding[k] for k in ("row", "column", "facet") if isinstance(encoding.get(k), dict)}
     if by and "mark" in spec:                                           # encode(column=...)
         inner = {key: value for key, value in spec.items() if key not in ("data", "encoding", "transform")}
         _altair_facets(inner, list(by.values()), datasets, data,
-                       {k: v for k, v in encoding.items() if k not in by}, panels)
+                       {k: v for k, v in encoding.items() if k not in by}, panels, transforms)
         return
     if "repeat" in spec and isinstance(spec.get("spec"), dict):   # chart.repeat(column=[...]), repeat(layer=[...])
-        _altair_repeat(spec, datasets, data, encoding, panels, into)
+        _altair_repeat(spec, datasets, data, encoding, panels, into, transforms)
         return
     if "facet" in spec or "repeat" in spec:
         axes = _new_panel(panels, spec)
@@ -407,10 +404,10 @@ def _altair_walk(spec, datasets, data, encoding, panels, into=None):
     if "mark" not in spec:
         return
     axes = into if into is not None else _new_panel(panels, spec)
-    _altair_mark(axes, spec, _chart_rows(data, datasets), encoding)
+    _altair_mark(axes, spec, _chart_rows(data, datasets), encoding, transforms)
 
 
-def _altair_repeat(spec, datasets, data, encoding, panels, into):
+def _altair_repeat(spec, datasets, data, encoding, panels, into, transforms):
     """One view per repeated field (a panel each for row and column, all on one panel for layer), the
     field written where the spec says {"repeat": ...}."""
     repeat = spec["repeat"] if isinstance(spec["repeat"], dict) else {"repeat": spec["repeat"]}
@@ -423,7 +420,8 @@ def _altair_repeat(spec, datasets, data, encoding, panels, into):
         axes = into if into is not None else (_new_panel(panels, spec["spec"]) if layers else None)
         for layer in layers or [None]:
             chosen = {**combo, "layer": layer} if layer is not None else combo
-            _altair_walk(_repeated(spec["spec"], chosen), datasets, data, encoding, panels, into=axes)
+            _altair_walk(_repeated(spec["spec"], chosen), datasets, data, encoding, panels, into=axes,
+                         transforms=transforms)
 
 
 def _repeated(node, chosen):
@@ -436,13 +434,19 @@ def _repeated(node, chosen):
     return node
 
 
-def _altair_facets(inner, channels, datasets, data, encoding, panels):
-    """One panel per value of the facet fields, titled as the page's headers read ("T = 4")."""
+def _altair_facets(inner, channels, datasets, data, encoding, panels, transforms):
+    """One panel per value of the facet fields, titled as the page's headers read ("T = 4"), split
+    from the rows after the transforms above the facet."""
     rows = _chart_rows(data, datasets)
     fields = [channel.get("field") for channel in channels]
     if rows is None or not all(fields):
         axes = _new_panel(panels, inner)
         axes["unread"].append("an altair facet")
+        return
+    try:
+        rows = vega_rows(rows[:CHART_POINTS], transforms, CHART_POINTS)
+    except VegaUnread as unread:
+        _new_panel(panels, inner)["unread"].append(str(unread))
         return
     groups = {}
     for row in rows[:CHART_POINTS]:
@@ -474,7 +478,7 @@ def _channel_title(channel):
     return field
 
 
-def _altair_mark(axes, spec, rows, encoding):
+def _altair_mark(axes, spec, rows, encoding, transforms=()):
     mark = spec["mark"]["type"] if isinstance(spec["mark"], dict) else spec["mark"]
     x, y = encoding.get("x") or {}, encoding.get("y") or {}
     if not axes["xlabel"]:
@@ -497,10 +501,11 @@ def _altair_mark(axes, spec, rows, encoding):
     if rows is None:
         axes["unread"].append(f"an altair {mark} mark whose data is not in the chart")
         return
-    try:   # bins and aggregates (x=alt.X("k:Q", bin=True), y="count()"), as Vega-Lite works them out
-        rows, encoding = vega_encoded(rows[:CHART_POINTS], encoding)
+    try:   # transforms, bins and aggregates (x=alt.X("k:Q", bin=True), y="count()"), worked out by VegaFusion
+        rows, encoding = vega_drawn(rows[:CHART_POINTS], transforms, spec["mark"], encoding, CHART_POINTS)
     except VegaUnread as unread:
-        axes["unread"].append(str(unread))
+        if str(unread) not in axes["unread"]:   # layers sharing a transform fail alike: named once
+            axes["unread"].append(str(unread))
         return
     x, y = encoding.get("x") or {}, encoding.get("y") or {}
     if mark == "rule" and y.get("field") and not x.get("field"):   # a level across the axes

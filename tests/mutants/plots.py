@@ -100,6 +100,26 @@ MUTANTS = [
                  'fig.update_layout(yaxis_title="probability")\n'
                  'fig.show()\n')),
                ("plot_masked_histograms",)),
+    # altair stacks bars of several colours unless told stack=None: the two histograms piled up, their
+    # bins and shares worked out in the browser (transforms, bin, sum: VegaFusion, maskdiff_client/vega.py)
+    PlotMutant(NB01, "plot_masked_histograms", "altair_histograms_piled_up",
+               (('fig, ax = plt.subplots(figsize=(6, 3.5))\n', 'import altair as alt\nimport pandas as pd\n'),
+                ('ax.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")\n'
+                 'ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")\n'
+                 'ax.plot(n, law, "ko-", ms=3, label=f"Binomial({L}, {p:.2f})")\n'
+                 'ax.set_xlabel("number of masked tokens")\n'
+                 'ax.set_ylabel("probability")\n'
+                 'ax.legend()\n'
+                 'plt.show()\n',
+                 'alt.data_transformers.disable_max_rows()\n'
+                 'runs = pd.DataFrame({"n": slow + fast, "how": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})\n'
+                 'bars = alt.Chart(runs).transform_joinaggregate(total="count()", groupby=["how"]).transform_calculate(\n'
+                 '    share="1 / datum.total").mark_bar(opacity=0.5).encode(\n'
+                 '    x=alt.X("n:Q", bin=alt.Bin(step=1), title="number of masked tokens"),\n'
+                 '    y=alt.Y("sum(share):Q", title="probability"), color="how:N")\n'
+                 'binomial = alt.Chart(pd.DataFrame({"n": (n + 0.5).tolist(), "p": law})).mark_line(point=True, color="black")\n'
+                 'display(bars + binomial.encode(x="n:Q", y="p:Q"))\n')),
+               ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "law_with_p_alpha_bar",
                (("p = 1 - float(alpha_bar[t])", "p = float(alpha_bar[t])"),), ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "right_samples_not_from_the_buggy_function",

@@ -193,7 +193,9 @@ class KernelSandbox:
         for name, value in self.environment().items():
             args += ["--setenv", name, value]
         args += ["--chdir", HOME, "--"]
-        inner = ["prlimit", f"--as={limits.address_space_mb * MiB}", f"--fsize={limits.file_size_mb * MiB}",
+        # where the cgroup caps the memory touched, V8 (altair's transforms) may reserve far more (settings.py)
+        space = limits.address_space_capped_mb if self.cgroup.caps_memory else limits.address_space_mb
+        inner = ["prlimit", f"--as={space * MiB}", f"--fsize={limits.file_size_mb * MiB}",
                  f"--nofile={limits.open_files}", f"--cpu={limits.cpu_seconds}", "--core=0"]
         if self.root or nproc_per_user_namespace():  # else it would count the instructor's own processes
             inner += [f"--nproc={limits.processes}"]

@@ -156,10 +156,11 @@ def kill_user(uid):
 class Cgroup:
     """A memory and process cap for one sandbox, where this machine lets us write cgroups (v1 memory
     and pids hierarchies, or v2 with both controllers delegated). `procs` are the files a process
-    joins by writing its pid; `close` kills what is left and removes the groups."""
+    joins by writing its pid; `caps_memory`, whether one of them caps memory; `close` kills what is
+    left and removes the groups."""
 
     def __init__(self, name, memory_bytes, processes):
-        self.dirs, self.procs = [], []
+        self.dirs, self.procs, self.caps_memory = [], [], False
         base = Path("/sys/fs/cgroup")
         try:
             if (base / "cgroup.controllers").is_file():  # v2
@@ -173,6 +174,7 @@ class Cgroup:
                     (group / "memory.swap.max").write_text("0") if (group / "memory.swap.max").exists() else None
                     (group / "pids.max").write_text(str(processes))
                     self.procs.append(group / "cgroup.procs")
+                    self.caps_memory = True
             else:  # v1
                 for controller, settings in (("memory", {"memory.limit_in_bytes": memory_bytes}),
                                              ("pids", {"pids.max": processes})):
@@ -185,9 +187,10 @@ class Cgroup:
                     for key, value in settings.items():
                         (group / key).write_text(str(value))
                     self.procs.append(group / "cgroup.procs")
+                    self.caps_memory = self.caps_memory or controller == "memory"
         except OSError:
             self.close()
-            self.dirs, self.procs = [], []
+            self.dirs, self.procs, self.caps_memory = [], [], False
 
     def close(self):
         for group in self.dirs:
@@ -245,9 +248,9 @@ def describe(mode, limits):
     how = ("as root: each kernel runs as a uid of its own, leased per sandbox" if os.geteuid() == 0 else
            f"as {user}, in user namespaces: each kernel sees its student's files only")
     probe = Cgroup(cgroup_name(), limits["memory_mb"] << 20, limits["processes"])
-    capped = bool(probe.procs)
+    capped = probe.caps_memory
     probe.close()
     memory = (f"memory: {limits['memory_mb']} MB per kernel, all its processes together (cgroup)" if capped else
               f"memory: no cgroup can be written here, so {limits['address_space_mb']} MB of address space "
-              f"per process instead")
+              f"per process instead (altair charts whose tables VegaFusion works out then go to a person)")
     return f"sandbox: on (bubblewrap, {how}); {memory}"

@@ -38,7 +38,10 @@ class Limits:
     field's doc is shown in the docs' reference (course/cli_reference.py)."""
     memory_mb: int = field(default=6144, metadata={"doc": "memory of all the kernel's processes together (a cgroup)"})
     address_space_mb: int = field(default=24576, metadata={
-        "doc": "address space per process (torch reserves far more than it touches)"})
+        "doc": "address space per process where no cgroup caps memory (torch reserves far more than it touches)"})
+    address_space_capped_mb: int = field(default=131072, metadata={
+        "doc": "address space per process where the cgroup caps memory: vl-convert's JavaScript engine, which "
+               "works out altair's transforms, reserves about 68 GiB that it never touches"})
     processes: int = field(default=512, metadata={"doc": "processes and threads"})
     file_size_mb: int = field(default=256, metadata={"doc": "the largest file a process may write"})
     open_files: int = field(default=1024, metadata={"doc": "open files per process"})

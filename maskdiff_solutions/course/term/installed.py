@@ -11,13 +11,16 @@ from ..sandbox import settings
 
 def summary():
     """[(what, how it stands)], in the order an instructor asks: which Python, which torch, nbgrader,
-    copydetect (`similarity`), and whether the sandbox works for the user who will grade."""
+    copydetect (`similarity`), vegafusion and vl-convert-python (altair charts worked out in the
+    browser), and whether the sandbox works for the user who will grade."""
     return [("python", f"{sys.version.split()[0]} at {sys.executable}" + (" (a virtual environment)"
                                                                           if sys.prefix != sys.base_prefix else "")),
             ("torch", _torch()),
             ("transformers", _version("transformers")),
             ("nbgrader", _version("nbgrader")),
             ("copydetect", _version("copydetect")),
+            ("vegafusion", _version("vegafusion")),
+            ("vl-convert-python", _version("vl-convert-python")),
             ("sandbox", _sandbox())]
 
 

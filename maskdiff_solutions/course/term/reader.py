@@ -9,7 +9,7 @@ from ..layout import CLIENT_PACKAGE, PACKAGE_PARENT
 from ..records.nbgrader_apps import CourseError
 
 # maskdiff_client's public modules, in order, each under its heading in the one module
-READER_PARTS = {"vega.py": "altair's transforms, bins and aggregates, worked out",
+READER_PARTS = {"vega.py": "altair's tables, worked out by altair's transformed_data() (VegaFusion)",
                 "charts.py": "plotly and altair charts, read", "drawn.py": "the recorder",
                 "seen.py": "its description", "handin.py": "the check before handing in"}
 
@@ -42,7 +42,7 @@ def top_level_names(text):
 
 
 def reader_text():
-    """drawing_reader.py: maskdiff_client's Vega-Lite evaluator (vega.py), chart reader (charts.py),
+    """drawing_reader.py: maskdiff_client's altair tables (vega.py), chart reader (charts.py),
     recorder (drawn.py), its description (seen.py) and the hand-in check (handin.py) verbatim, less
     their docstrings, as one module that starts recording when imported in IPython."""
     folder = PACKAGE_PARENT / CLIENT_PACKAGE

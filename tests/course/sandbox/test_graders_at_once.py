@@ -195,8 +195,9 @@ def test_a_broken_sandbox_stops_grading_before_any_student(course, small_batch, 
     # a kernel that never starts is given up after 10 s here, not nbgrader's 60: the stop is what counts
     quick = with_nbgrader_lines(course, tmp_path / "course", ["c.Execute.startup_timeout = 10"],
                                 "a kernel that cannot start is given up sooner (test_graders_at_once.py)")
-    # 64 MiB of address space: no Python kernel can start in it
-    done = grade_command(sys.executable, quick, tmp_path, env={settings.LIMITS_VARIABLE: '{"address_space_mb": 64}'})
+    # 64 MiB of address space, with a cgroup or without: no Python kernel can start in it
+    done = grade_command(sys.executable, quick, tmp_path, env={
+        settings.LIMITS_VARIABLE: '{"address_space_mb": 64, "address_space_capped_mb": 64}'})
     assert done.returncode == 2, done.stderr[-3000:]
     assert "error: the reference solution of 01_noise_for_words got 0 /" in done.stderr, done.stderr[-3000:]
     assert "nobody was graded" in done.stderr

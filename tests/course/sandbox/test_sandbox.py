@@ -155,7 +155,8 @@ def test_the_start_line_shown_in_the_docs_is_the_one_grade_prints(course, monkey
     shown = re.search(r"^grading 120 students from collected; .*$", page("grading.md"), re.M).group(0)
     monkeypatch.setattr(leases.os, "geteuid", lambda: 1000)
     monkeypatch.setattr(leases.pwd, "getpwuid", lambda uid: types.SimpleNamespace(pw_name="you"))
-    monkeypatch.setattr(leases, "Cgroup", lambda *args: types.SimpleNamespace(procs="cgroup.procs", close=lambda: None))
+    monkeypatch.setattr(leases, "Cgroup", lambda *args: types.SimpleNamespace(procs="cgroup.procs", caps_memory=True,
+                                                                                 close=lambda: None))
     students = {f"s{i:03d}": None for i in range(120)}
     line = batch.start_line(Path("collected"), students, {**students, batch.STUDENT: None}, {}, "required",
                             configured_limits(course.root), [f"{n:02d}_x.ipynb" for n in range(1, 6)], "")
