@@ -35,6 +35,7 @@ _HOME = {
                      "reverse_update", "sample"], "batched"),
     **dict.fromkeys(["TransferCounts", "SampleBlocks", "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep",
                      "RemaskLoop", "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
+    **dict.fromkeys(["BlockIndex", "BlockCausalMask", "TokensProcessed"], "caching"),
 }
 
 __version__ = "0.1.0"
