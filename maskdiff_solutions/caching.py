@@ -4,10 +4,19 @@ A row is a prompt, then gen_length generated positions in blocks of block_length
 block of its own, block 0 (BD3-LM's convention, arXiv 2503.09573), whatever its length; generation
 block j >= 1 holds positions prompt_length + (j - 1) * block_length up to, not including,
 prompt_length + j * block_length.
+
+The samplers commit exactly as notebook 06's SampleBlocks: each block gets steps / blocks denoiser
+calls, call k of a block reveals TransferCounts(block_length, steps / blocks, rule)[k] masks of that
+block, the most confident ones (candidate_distributions, then reverse_update). They are greedy: no
+randomness, so a seed changes nothing. Their network is a CachingDenoiser (block_denoiser.py):
+net(x, attend, past, start) -> (logits, one (k, v) per layer).
 """
 import numbers
 
 import torch
+
+from .batched import candidate_distributions, reverse_update
+from .revising import SampleBlocks, TransferCounts
 
 CACHES = ("none", "prefix", "dual", "exact")
 
@@ -83,3 +92,82 @@ def TokensProcessed(prompt_length, gen_length, block_length, steps, cache):
     if cache == "exact":
         return prompt_length + steps * b + (n - 1) * b
     raise ValueError(f"cache must be one of {CACHES}, got {cache!r}")
+
+
+class Counted:
+    """A network wrapped to count what it sees: `positions` is the sum of x.shape[1] over its calls
+    (positions per row), `calls` the number of calls; otherwise it is the network."""
+
+    def __init__(self, net):
+        self.net, self.positions, self.calls = net, 0, 0
+
+    def __call__(self, x, *args, **kwargs):
+        self.positions, self.calls = self.positions + x.shape[1], self.calls + 1
+        return self.net(x, *args, **kwargs)
+
+
+def _canvas(prompt, gen_length, block_length, steps, mask_id):
+    """(prompt 1-D, the row [1, P + gen_length] of prompt then masks, number of blocks), checked."""
+    gen_length = _whole(gen_length, "gen_length", 1)
+    n = _blocks(gen_length, _whole(block_length, "block_length", 1))
+    if _whole(steps, "steps", 1) % n:
+        raise ValueError(f"steps = {steps} must be a multiple of the number of blocks, {n}")
+    prompt = torch.as_tensor(prompt, dtype=torch.long).reshape(-1)
+    return prompt, torch.cat([prompt, torch.full((gen_length,), mask_id, dtype=torch.long)])[None], n
+
+
+def _reveal(x, logits, start, slots, k, control, mask_id, pad_id):
+    """SampleBlocks' commit from logits [1, m, V] of positions start .. start + m - 1 only: the others
+    get zero logits, which change nothing (only slots' masks are eligible), so reverse_update ranks
+    exactly the numbers it ranks in SampleBlocks, ties included."""
+    full = logits.new_zeros(x.shape + logits.shape[-1:])
+    full[:, start:start + logits.shape[1]] = logits
+    confidence, candidates = candidate_distributions(lambda _: full, x, control).max(dim=-1)
+    return reverse_update(x, candidates, confidence, slots, [k], mask_id, pad_id)
+
+
+def _span(x, start, end):
+    slots = torch.zeros_like(x, dtype=torch.bool)
+    slots[:, start:end] = True
+    return slots
+
+
+@torch.no_grad()
+def SampleBlocksBlockCausal(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
+                            rule="even"):
+    """SampleBlocks on a block-causal network, uncached: every call runs the whole row under
+    BlockCausalMask(P + gen_length, block_length, P). Returns the finished row, 1-D."""
+    p = len(torch.as_tensor(prompt).reshape(-1))
+    attend = BlockCausalMask(p + _whole(gen_length, "gen_length", 1), block_length, p)
+    return SampleBlocks(lambda x: net(x, attend)[0], prompt, gen_length, block_length, steps, mask_id, pad_id,
+                        control_ids, rule)
+
+
+def _appended(past, present):
+    if past is None:
+        return present
+    return [(torch.cat([pk, k], 2), torch.cat([pv, v], 2)) for (pk, pv), (k, v) in zip(past, present)]
+
+
+@torch.no_grad()
+def SampleBlocksCached(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
+                       rule="even"):
+    """SampleBlocksBlockCausal (net trained block-causally) with the exact cache: the prompt runs once
+    and its keys and values are kept; each call runs the current block only, seeing the kept ones; a
+    finished block runs once more, clean, and its keys and values join them (not the last block's:
+    nothing would read them). Under block-causal attention a finished block's keys and values never
+    change again, so this writes the same tokens as SampleBlocksBlockCausal; its logits agree to
+    rounding, so compare in float64."""
+    prompt, x, n = _canvas(prompt, gen_length, block_length, steps, mask_id)
+    control = sorted({mask_id, pad_id, *control_ids})
+    past = net(x[:, :len(prompt)])[1] if len(prompt) else None
+    for j in range(n):
+        start = len(prompt) + j * block_length
+        end = start + block_length
+        slots = _span(x, start, end)
+        for k in TransferCounts(block_length, steps // n, rule):
+            logits = net(x[:, start:end], past=past, start=start)[0]
+            x = _reveal(x, logits, start, slots, k, control, mask_id, pad_id)
+        if j < n - 1:
+            past = _appended(past, net(x[:, start:end], past=past, start=start)[1])
+    return x[0]

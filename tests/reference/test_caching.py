@@ -1,13 +1,47 @@
-"""Reference of notebook 07 (maskdiff_solutions/caching.py): the block-causal mask against a
-brute-force definition, the closed forms of TokensProcessed against a call-by-call count."""
+"""Reference of notebook 07 (maskdiff_solutions/caching.py, block_denoiser.py): the block-causal mask
+against a brute-force definition, the closed forms of TokensProcessed against a call-by-call count and
+the samplers' counting wrapper, CachingDenoiser as TinyDenoiser's twin, BD3-LM's loss against its
+block-by-block definition, the exact cache writing the uncached sampler's tokens (ties too)."""
+import math
+
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maskdiff_client.denoiser import TinyDenoiser
 from maskdiff_solutions import caching
+from maskdiff_solutions.block_denoiser import BlockDiffusionLoss, CachingDenoiser, TrainBlockDenoiser
+from maskdiff_solutions.revising import SampleBlocks
 
 pytestmark = pytest.mark.nb07
+
+# (prompt_length, gen_length, block_length, steps, rule): one block, several, a block of one position,
+# more calls per block than positions (calls that reveal nothing), no prompt, the dllm rounding
+SHAPES = [(0, 8, 4, 4, "even"), (3, 8, 2, 8, "even"), (5, 12, 4, 6, "schedule"), (7, 16, 8, 4, "even"),
+          (1, 6, 6, 3, "schedule"), (2, 4, 2, 6, "even"), (4, 12, 3, 8, "even"), (6, 5, 1, 5, "even")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Small networks run fastest on one thread, the more so on a shared machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def block_net():
+    """A briefly trained block-causal denoiser, in float64 so that rounding cannot tip a near tie."""
+    net, stories = TrainBlockDenoiser(steps=60, size=dict(dim=32, heads=4, layers=2))
+    return net.double(), stories
+
+
+def prompt_of(stories, length):
+    return stories.tokens[100:100 + length]
+
 
 # ---------------------------------------------------------------- BlockCausalMask
 
@@ -94,3 +128,124 @@ def test_worked_counts():
 def test_impossible_counts_are_refused_by_name(args, words):
     with pytest.raises(ValueError, match=words):
         caching.TokensProcessed(*args)
+
+
+# ---------------------------------------------------------------- CachingDenoiser
+
+def test_the_twin_is_tiny_denoiser_bit_for_bit_and_their_weights_load_both_ways():
+    torch.manual_seed(0)
+    tiny = TinyDenoiser(20, dim=32, heads=4, layers=2, max_length=16, pad_id=19).eval()
+    twin = CachingDenoiser.Twin(tiny)
+    x = torch.randint(0, 19, (3, 12))
+    x[1, 8:] = 19
+    x[2] = 19   # a row of padding sees itself
+    assert torch.equal(tiny(x), twin(x)[0])
+    other = TinyDenoiser(20, dim=32, heads=4, layers=2, max_length=16, pad_id=19)
+    other.load_state_dict(twin.state_dict())
+    assert torch.equal(other.eval()(x), tiny(x))
+    assert {name for name, _ in twin.named_parameters()} == {name for name, _ in tiny.named_parameters()}
+
+
+def test_a_row_in_pieces_with_its_cache_gives_the_block_causal_logits(block_net):
+    net, stories = block_net
+    x = stories.tokens[:15][None].repeat(2, 1)
+    x[1, 9] = stories.mask
+    whole = net(x, caching.BlockCausalMask(15, 4, 3))[0]
+    past, pieces = None, []
+    for start, end in ((0, 3), (3, 7), (7, 11), (11, 15)):
+        logits, present = net(x[:, start:end], past=past, start=start)
+        pieces.append(logits)
+        past = caching._appended(past, present)
+    torch.testing.assert_close(torch.cat(pieces, 1), whole, rtol=0, atol=1e-12)
+
+
+def test_a_mask_of_the_wrong_shape_is_refused(block_net):
+    net, stories = block_net
+    with pytest.raises(ValueError, match=r"attend must be \[n, P \+ n\] = \[6, 6\]"):
+        net(stories.tokens[:6][None], torch.ones(6, 7, dtype=torch.bool))
+
+
+# ---------------------------------------------------------------- BD3-LM's loss
+
+def test_the_loss_is_each_block_denoised_after_its_clean_context(block_net):
+    """Replays the loss's draws, then denoises each block of each row on a row cut after it: clean
+    before the block, the block noised, under BlockCausalMask."""
+    net, stories = block_net
+    x_0, prompt_length, block_length, T = stories.GetBatch(3, 11), 3, 4, 100
+    torch.manual_seed(5)
+    loss = BlockDiffusionLoss(net, x_0, stories.mask, block_length, prompt_length, T)
+    torch.manual_seed(5)
+    t = torch.randint(1, T + 1, (3, 3))
+    draw = torch.rand(3, 11)
+    want = 0.0
+    for b in range(3):
+        for j in (1, 2):
+            start, end = prompt_length + (j - 1) * block_length, prompt_length + j * block_length
+            masked = draw[b, start:end] < t[b, j] / T
+            row = x_0[b, :end].clone()
+            row[start:end][masked] = stories.mask
+            logits = net(row[None], caching.BlockCausalMask(end, block_length, prompt_length))[0][0, start:end]
+            surprise = F.cross_entropy(logits, x_0[b, start:end], reduction="none")
+            want += float((T / t[b, j]) * surprise[masked].sum().detach()) / 3
+    assert math.isclose(float(loss.detach()), want, rel_tol=1e-6)   # T / t is a float32
+
+
+def test_training_lowers_the_loss(block_net):
+    net, stories = block_net
+    untrained, _ = TrainBlockDenoiser(steps=0, size=dict(dim=32, heads=4, layers=2))
+
+    def mean_loss(net):
+        torch.manual_seed(1)
+        with torch.no_grad():
+            return sum(float(BlockDiffusionLoss(net, stories.GetBatch(32, 20), stories.mask, 4, 4))
+                       for _ in range(5))
+    assert mean_loss(net) < 0.9 * mean_loss(untrained.double())
+
+
+# ---------------------------------------------------------------- the exact cache
+
+@pytest.mark.parametrize("prompt_length,gen_length,block_length,steps,rule", SHAPES)
+def test_the_cached_sampler_writes_the_uncached_ones_tokens(block_net, prompt_length, gen_length, block_length,
+                                                            steps, rule):
+    net, stories = block_net
+    prompt, args = prompt_of(stories, prompt_length), (gen_length, block_length, steps, stories.mask, 1 + stories.mask)
+    plain, cached = caching.Counted(net), caching.Counted(net)
+    want = caching.SampleBlocksBlockCausal(plain, prompt, *args, rule=rule)
+    got = caching.SampleBlocksCached(cached, prompt, *args, rule=rule)
+    assert torch.equal(got, want)
+    assert torch.equal(got[:prompt_length], prompt) and not (got == stories.mask).any()
+    shape = (prompt_length, gen_length, block_length, steps)
+    assert plain.positions == caching.TokensProcessed(*shape, "none") and plain.calls == steps
+    assert cached.positions == caching.TokensProcessed(*shape, "exact")
+
+
+def test_the_uncached_sampler_is_sample_blocks_under_the_mask(block_net):
+    net, stories = block_net
+    prompt, args = prompt_of(stories, 5), (12, 4, 6, stories.mask, 1 + stories.mask)
+    attend = caching.BlockCausalMask(17, 4, 5)
+    assert torch.equal(caching.SampleBlocksBlockCausal(net, prompt, *args),
+                       SampleBlocks(lambda x: net(x, attend)[0], prompt, *args))
+
+
+class TiedNet:
+    """A stand-in with the network's interface and the same confidence at every position: position i's
+    one candidate is 1 + (i + the number of unmasked tokens it sees) % 5, so which tied position is
+    committed first changes what the others write. Its "keys" are the unmasked flags, cached as keys are."""
+
+    def __init__(self, mask_id):
+        self.mask_id = mask_id
+
+    def __call__(self, x, attend=None, past=None, start=0):
+        flags = (x != self.mask_id).double()[:, None, :, None]
+        keys = flags if past is None else torch.cat([past[0][0], flags], 2)
+        seen = (keys[:, 0, :, 0][:, None, :] * (1.0 if attend is None else attend.double())).sum(-1)
+        candidate = 1 + (torch.arange(start, start + x.shape[1]) + seen.long()) % 5
+        return 4.0 * F.one_hot(candidate, 8).double(), [(flags, flags)]
+
+
+@pytest.mark.parametrize("prompt_length,gen_length,block_length,steps,rule", SHAPES)
+def test_ties_are_broken_alike_with_and_without_the_cache(prompt_length, gen_length, block_length, steps, rule):
+    net, prompt = TiedNet(mask_id=7), torch.arange(prompt_length) % 5 + 1
+    args = (prompt, gen_length, block_length, steps, 7, 6)
+    want = caching.SampleBlocksBlockCausal(net, *args, rule=rule)
+    assert torch.equal(caching.SampleBlocksCached(net, *args, rule=rule), want)
