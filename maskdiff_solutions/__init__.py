@@ -36,7 +36,7 @@ _HOME = {
     **dict.fromkeys(["TransferCounts", "SampleBlocks", "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep",
                      "RemaskLoop", "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
     **dict.fromkeys(["BlockIndex", "BlockCausalMask", "TokensProcessed", "Counted", "SampleBlocksBlockCausal",
-                     "SampleBlocksCached"], "caching"),
+                     "SampleBlocksCached", "SampleBlocksPrefixCache", "CacheDrift"], "caching"),
     **dict.fromkeys(["CachingDenoiser", "BlockDiffusionLoss", "TrainBlockDenoiser"], "block_denoiser"),
 }
 

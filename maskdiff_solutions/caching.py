@@ -171,3 +171,68 @@ def SampleBlocksCached(net, prompt, gen_length, block_length, steps, mask_id, pa
         if j < n - 1:
             past = _appended(past, net(x[:, start:end], past=past, start=start)[1])
     return x[0]
+
+
+@torch.no_grad()
+def SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
+                            rule="even", dual=False, kept=None):
+    """SampleBlocks on a bidirectional network (notebook 06's, as CachingDenoiser.Twin(net)) with
+    Fast-dLLM's approximate cache, refreshed at each block's end: a block's first call runs the whole
+    row (its logits commit, as every call's do) and keeps the keys and values of the positions before
+    the block (prefix) or of every position outside it (dual=True); its later calls run from the
+    block's start to the row's end (prefix) or the block only (dual), and see the kept keys and values
+    in place of those positions' current ones. `kept`, a list, receives at each refresh the keys of the
+    whole row, one [1, heads, P + gen_length, dim // heads] a layer. Returns the finished row, 1-D."""
+    prompt, x, n = _canvas(prompt, gen_length, block_length, steps, mask_id)
+    control = sorted({mask_id, pad_id, *control_ids})
+    for j in range(n):
+        start = len(prompt) + j * block_length
+        end = start + block_length
+        slots = _span(x, start, end)
+        for call, k in enumerate(TransferCounts(block_length, steps // n, rule)):
+            if call == 0:   # the refresh
+                (logits, present), first = net(x), 0
+                if kept is not None:
+                    kept.append([key for key, _ in present])
+                if dual:
+                    past = [(torch.cat([key[:, :, :start], key[:, :, end:]], 2),
+                             torch.cat([value[:, :, :start], value[:, :, end:]], 2)) for key, value in present]
+                else:
+                    past = [(key[:, :, :start], value[:, :, :start]) for key, value in present]
+            else:
+                logits, first = net(x[:, start:end] if dual else x[:, start:], past=past, start=start)[0], start
+            x = _reveal(x, logits, first, slots, k, control, mask_id, pad_id)
+    return x[0]
+
+
+def CacheDrift(net, prompts, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even",
+               dual=False):
+    """How far the prefix (or dual) cache strays, over the rows that `prompts` start:
+    - "agreement": the share of generated positions (prompts left out) where SampleBlocksPrefixCache
+      writes the token that the uncached SampleBlocks writes on the same network;
+    - "key_change": the mean absolute change of a cached key between consecutive refreshes: over every
+      refresh r >= 1, layer, head, feature and every position that the cache held during block r - 1
+      (before it for prefix, outside it for dual), |key at refresh r - key at refresh r - 1|, all pooled
+      (nan with one block, when nothing is ever held twice);
+    - "key_size": the mean absolute value of those same keys at refresh r - 1, for scale."""
+    same = total = 0
+    change, size = [], []
+    for prompt in prompts:
+        kept = []
+        cached = SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_id, pad_id,
+                                         control_ids, rule, dual, kept)
+        plain = SampleBlocks(lambda x: net(x)[0], prompt, gen_length, block_length, steps, mask_id, pad_id,
+                             control_ids, rule)
+        same, total = same + int((cached == plain)[-gen_length:].sum()), total + gen_length
+        for r in range(1, len(kept)):
+            start = len(cached) - gen_length + (r - 1) * block_length
+            held = torch.ones(len(cached), dtype=torch.bool)
+            held[start:] = False
+            if dual:
+                held[start + block_length:] = True
+            for before, after in zip(kept[r - 1], kept[r]):
+                change.append((after - before)[:, :, held].abs().flatten())
+                size.append(before[:, :, held].abs().flatten())
+    change, size = torch.cat(change or [torch.zeros(0)]), torch.cat(size or [torch.zeros(0)])
+    return {"agreement": same / total, "key_change": float(change.double().mean()),
+            "key_size": float(size.double().mean())}

@@ -1,7 +1,8 @@
 """Reference of notebook 07 (maskdiff_solutions/caching.py, block_denoiser.py): the block-causal mask
 against a brute-force definition, the closed forms of TokensProcessed against a call-by-call count and
 the samplers' counting wrapper, CachingDenoiser as TinyDenoiser's twin, BD3-LM's loss against its
-block-by-block definition, the exact cache writing the uncached sampler's tokens (ties too)."""
+block-by-block definition, the exact cache writing the uncached sampler's tokens (ties too), and the
+prefix and dual caches."""
 import math
 
 import pytest
@@ -249,3 +250,78 @@ def test_ties_are_broken_alike_with_and_without_the_cache(prompt_length, gen_len
     args = (prompt, gen_length, block_length, steps, 7, 6)
     want = caching.SampleBlocksBlockCausal(net, *args, rule=rule)
     assert torch.equal(caching.SampleBlocksCached(net, *args, rule=rule), want)
+
+
+# ---------------------------------------------------------------- the prefix and dual caches
+
+@pytest.fixture(scope="module")
+def full_net():
+    """A bidirectional denoiser (untrained) as its CachingDenoiser twin, in float64."""
+    torch.manual_seed(3)
+    return CachingDenoiser.Twin(TinyDenoiser(30, dim=32, heads=4, layers=2, max_length=32, pad_id=29).double().eval())
+
+
+@pytest.mark.parametrize("dual", [False, True])
+@pytest.mark.parametrize("prompt_length,gen_length,block_length,steps,rule", SHAPES)
+def test_the_prefix_caches_see_what_tokens_processed_says(full_net, dual, prompt_length, gen_length, block_length,
+                                                          steps, rule):
+    counted, kept = caching.Counted(full_net), []
+    row = caching.SampleBlocksPrefixCache(counted, torch.arange(prompt_length), gen_length, block_length, steps,
+                                          28, 29, rule=rule, dual=dual, kept=kept)
+    n = gen_length // block_length
+    assert len(kept) == n and all(k.shape == (1, 4, prompt_length + gen_length, 8) for k in kept[0])
+    assert not (row == 28).any()
+    want = caching.TokensProcessed(prompt_length, gen_length, block_length, steps, "dual" if dual else "prefix")
+    assert counted.positions == want
+
+
+@pytest.mark.parametrize("dual", [False, True])
+@pytest.mark.parametrize("prompt_length,gen_length,block_length,steps,rule", SHAPES)
+def test_the_prefix_caches_are_exact_where_held_keys_cannot_go_stale(dual, prompt_length, gen_length, block_length,
+                                                                     steps, rule):
+    """TiedNet's keys are unmasked flags: the prefix's never change once its block is done, and a dual
+    cache's suffix stays masked while a block is filled, so both caches must write SampleBlocks' tokens
+    (a cache held past its refresh, or refreshed at the wrong place, would not)."""
+    net, prompt = TiedNet(mask_id=7), torch.arange(prompt_length) % 5 + 1
+    args = (prompt, gen_length, block_length, steps, 7, 6)
+    want = SampleBlocks(lambda x: net(x)[0], *args, rule=rule)
+    assert torch.equal(caching.SampleBlocksPrefixCache(net, *args, rule=rule, dual=dual), want)
+
+
+@pytest.mark.parametrize("dual", [False, True])
+def test_with_one_call_a_block_every_call_refreshes_and_nothing_is_stale(full_net, dual):
+    for prompt_length, gen_length, block_length in ((3, 12, 4), (0, 6, 2), (5, 8, 8)):
+        args = (torch.arange(prompt_length), gen_length, block_length, gen_length // block_length, 28, 29)
+        assert torch.equal(caching.SampleBlocksPrefixCache(full_net, *args, dual=dual),
+                           SampleBlocks(lambda x: full_net(x)[0], *args))
+        drift = caching.CacheDrift(full_net, [args[0]], *args[1:], dual=dual)
+        assert drift["agreement"] == 1.0
+
+
+def test_the_drift_of_keys_that_cannot_change_is_zero(full_net):
+    still = CachingDenoiser.Twin(full_net)
+    for block in still.blocks:   # keys from the bias alone, whatever the tokens
+        block.qkv.weight.data.zero_()
+    drift = caching.CacheDrift(still, [torch.arange(4)], 12, 4, 6, 28, 29, dual=True)
+    assert drift["key_change"] == 0.0 and drift["key_size"] > 0
+
+
+def test_the_drift_with_one_block_has_no_change_to_measure(full_net):
+    drift = caching.CacheDrift(full_net, [torch.arange(4), torch.arange(2)], 8, 8, 4, 28, 29)
+    assert 0 <= drift["agreement"] <= 1 and math.isnan(drift["key_change"])
+
+
+def test_the_drift_pools_the_held_positions_of_each_refresh(full_net):
+    """Prefix, two prompts of 2, three blocks of 2: refresh 1 holds positions 0-1, refresh 2 positions 0-3."""
+    prompts, args = [torch.tensor([1, 2]), torch.tensor([3, 4])], (6, 2, 6, 28, 29)
+    change, size = [], []
+    for prompt in prompts:
+        kept = []
+        caching.SampleBlocksPrefixCache(full_net, prompt, *args, kept=kept)
+        for r, held in ((1, 2), (2, 4)):
+            for before, after in zip(kept[r - 1], kept[r]):
+                change.append((after - before)[:, :, :held].abs().flatten())
+                size.append(before[:, :, :held].abs().flatten())
+    drift = caching.CacheDrift(full_net, prompts, *args)
+    assert math.isclose(drift["key_change"], float(torch.cat(change).mean()), rel_tol=1e-12)
+    assert math.isclose(drift["key_size"], float(torch.cat(size).mean()), rel_tol=1e-12)
