@@ -35,6 +35,9 @@ _HOME = {
                      "reverse_update", "sample"], "batched"),
     **dict.fromkeys(["TransferCounts", "SampleBlocks", "CommitAbove", "SigmaMax", "RemaskSigma", "RemaskStep",
                      "RemaskLoop", "GenerateRemask", "SampleEntropy", "Perplexity"], "revising"),
+    **dict.fromkeys(["BlockIndex", "BlockCausalMask", "TokensProcessed", "Counted", "SampleBlocksBlockCausal",
+                     "SampleBlocksCached", "SampleBlocksPrefixCache", "CacheDrift"], "caching"),
+    **dict.fromkeys(["CachingDenoiser", "BlockDiffusionLoss", "TrainBlockDenoiser"], "block_denoiser"),
 }
 
 __version__ = "0.1.0"
