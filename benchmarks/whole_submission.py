@@ -61,10 +61,11 @@ def timed_units():
     by_notebook.autograde_unit = autograde_unit
 
 
-def graded(course, collected, workspace, selection):
+def graded(course, collected, workspace, selection, notebook_jobs=None):
     SPANS.clear()
     started = time.perf_counter()
-    report = grade(course, collected, workspace, progress=False, notebooks=selection, canary=False)
+    report = grade(course, collected, workspace, progress=False, notebooks=selection, canary=False,
+                   notebook_jobs=notebook_jobs)
     seconds = time.perf_counter() - started
     print("   units: " + ", ".join(f"{name} {a - started:.1f}-{b - started:.1f}" for name, a, b in SPANS))
     assert all(row.status == "graded" and row.auto_score == row.auto_max for row in report.rows), report.rows
@@ -75,6 +76,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--notebook", action="append", dest="notebooks", metavar="NN")
+    parser.add_argument("--also-notebook-jobs", type=int, metavar="M",
+                        help="also grade with --notebook-jobs M in each round (default: only grade's default)")
     args = parser.parse_args()
     course = Course.load(ROOT)
     selected = course.select(args.notebooks)
@@ -88,19 +91,23 @@ def main():
         for name in selected:
             nb = notebooks.solved(notebooks.read(course.source_dir / name), notebooks.read(course.release_dir / name))
             notebooks.write(nb, student / name)
-        times = {"bare": [], "graded": []}
+        ways = ["bare", "graded"] + ([f"graded, --notebook-jobs {args.also_notebook_jobs}"]
+                                     if args.also_notebook_jobs else [])
+        times = {way: [] for way in ways}
         for index in range(args.rounds + 1):   # round 0 warms both up and is not counted
-            for way in ("bare", "graded"):
+            for number, way in enumerate(ways):
                 load = os.getloadavg()[0]
                 seconds = (bare(student, selected) if way == "bare" else
-                           graded(course, student.parent, scratch / f"ws{index}", args.notebooks))
+                           graded(course, student.parent, scratch / f"ws{index}-{number}", args.notebooks,
+                                  args.also_notebook_jobs if number == 2 else None))
                 print(f"round {index} {way:7s} {seconds:6.1f} s   (load {load:.2f} -> {os.getloadavg()[0]:.2f})"
                       + ("   warm-up" if index == 0 else ""), flush=True)
                 if index:
                     times[way].append(seconds)
-    per_round = ", ".join(f"{g / b:.2f}" for g, b in zip(times["graded"], times["bare"]))
-    ratio = statistics.median(times["graded"]) / statistics.median(times["bare"])
-    print(f"graded / bare: {ratio:.2f} by the medians ({per_round} per round); goal at most 0.6")
+    for way in ways[1:]:
+        per_round = ", ".join(f"{g / b:.2f}" for g, b in zip(times[way], times["bare"]))
+        ratio = statistics.median(times[way]) / statistics.median(times["bare"])
+        print(f"{way} / bare: {ratio:.2f} by the medians ({per_round} per round); goal at most 0.6")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
