@@ -157,21 +157,26 @@ def longest_first(names):
 
 def autograde_all(course, student, names, target, scratch, template_db, plan, settings, jobs=1, finish=None):
     """Autograde each notebook in `names` as a unit, `jobs` at once, each then given to finish(unit)
-    in its own thread; returns the units in order."""
+    in a thread of its own, so that the next notebook's kernel starts while the last one's scores and
+    feedback are made; returns the units in order."""
     units = {name: Unit(name, Path(scratch) / "notebooks" / Path(name).stem) for name in names}
     taken = {}
+    lanes = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix=f"grade-{student}")
+    finishing = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix=f"finish-{student}")
 
     def timed(unit):
         started = time.perf_counter()
-        autograde_unit(unit, course, student, target, template_db, plan, settings, finish)
+        autograde_unit(unit, course, student, target, template_db, plan, settings)
         taken[unit.name] = round(time.perf_counter() - started, 2)
+        return finishing.submit(finish, unit) if finish is not None else None
 
-    with grading_environment(), ThreadPoolExecutor(max_workers=max(1, jobs),
-                                                   thread_name_prefix=f"grade-{student}") as pool:
-        futures = {name: pool.submit(timed, units[name]) for name in longest_first(names)}
+    with grading_environment(), lanes, finishing:
+        futures = {name: lanes.submit(timed, units[name]) for name in longest_first(names)}
         for name, unit in units.items():
             try:
-                futures[name].result()
+                finished = futures[name].result()
+                if finished is not None:
+                    finished.result()
             except Exception as err:  # noqa: BLE001 - one notebook's crash fails that notebook
                 unit.success, unit.why = False, f"{type(err).__name__}: {err}"[:500]
     remember_seconds(taken)
