@@ -46,6 +46,34 @@ def bare(folder, names):
 
 
 SPANS = []   # (notebook, start, end) of each unit of the last grading, from its start
+PARTS = {}   # seconds of the last grading by part, summed over its threads (--breakdown)
+
+
+def timed_part(owner, attribute, part):
+    """Add the seconds each call of owner.attribute takes to PARTS[part]."""
+    original = getattr(owner, attribute)
+
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            PARTS[part] = PARTS.get(part, 0.0) + time.perf_counter() - started
+    setattr(owner, attribute, wrapper)
+
+
+def breakdown():
+    """Where a grading's time goes: the parts below, each summed over the threads that ran it (two
+    notebooks at once: the parts add up to more than the wall time)."""
+    from maskdiff_solutions.course.run import batch, committer, preprocessors, student
+    from maskdiff_solutions.grading import checker
+    timed_part(batch, "up_to_date_gradebook", "gradebook from source/ (generate or the kept copy)")
+    timed_part(preprocessors.SurvivingExecute, "preprocess", "kernel: start, cells, stop")
+    timed_part(preprocessors.SurvivingExecute, "preprocess_cell", "kernel: cells (hidden checks included)")
+    timed_part(checker.Checker, "_run", "checker: hidden checks (calls into the kernel included)")
+    timed_part(by_notebook.NotebookAutograde, "convert_single_notebook", "nbgrader autograde (its passes and the kernel)")
+    timed_part(student, "finish", "scores, handed-in outputs and feedback")
+    timed_part(committer.Committer, "student", "the record: the student committed")
 
 
 def timed_units():
@@ -63,11 +91,14 @@ def timed_units():
 
 def graded(course, collected, workspace, selection, notebook_jobs=None):
     SPANS.clear()
+    PARTS.clear()
     started = time.perf_counter()
     report = grade(course, collected, workspace, progress=False, notebooks=selection, canary=False,
                    notebook_jobs=notebook_jobs)
     seconds = time.perf_counter() - started
     print("   units: " + ", ".join(f"{name} {a - started:.1f}-{b - started:.1f}" for name, a, b in SPANS))
+    for part, total in PARTS.items():
+        print(f"   {total:6.1f} s  {part}")
     assert all(row.status == "graded" and row.auto_score == row.auto_max for row in report.rows), report.rows
     return seconds
 
@@ -78,11 +109,14 @@ def main():
     parser.add_argument("--notebook", action="append", dest="notebooks", metavar="NN")
     parser.add_argument("--also-notebook-jobs", type=int, metavar="M",
                         help="also grade with --notebook-jobs M in each round (default: only grade's default)")
+    parser.add_argument("--breakdown", action="store_true", help="print where each grading's time went")
     args = parser.parse_args()
     course = Course.load(ROOT)
     selected = course.select(args.notebooks)
     warm_caches()
     timed_units()
+    if args.breakdown:
+        breakdown()
     print(f"load average at the start: {os.getloadavg()[0]:.2f}; notebooks: {', '.join(selected)}")
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)

@@ -28,6 +28,14 @@ class PlotMutant:
 
 
 NB01 = "01_noise_for_words.ipynb"
+# the reference plot_masked_histograms' drawing, which the mutants in other libraries replace
+MATPLOTLIB_HISTOGRAMS = ('ax.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")\n'
+                         'ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")\n'
+                         'ax.plot(n, law, "ko-", ms=3, label=f"Binomial({L}, {p:.2f})")\n'
+                         'ax.set_xlabel("number of masked tokens")\n'
+                         'ax.set_ylabel("probability")\n'
+                         'ax.legend()\n'
+                         'plt.show()\n')
 
 MUTANTS = [
     # notebook 01: the schedule
@@ -86,13 +94,7 @@ MUTANTS = [
                ("plot_masked_histograms",)),
     PlotMutant(NB01, "plot_masked_histograms", "plotly_histograms_piled_up",   # plotly express stacks by default
                (('fig, ax = plt.subplots(figsize=(6, 3.5))\n', 'import plotly.express as px\n'),
-                ('ax.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")\n'
-                 'ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")\n'
-                 'ax.plot(n, law, "ko-", ms=3, label=f"Binomial({L}, {p:.2f})")\n'
-                 'ax.set_xlabel("number of masked tokens")\n'
-                 'ax.set_ylabel("probability")\n'
-                 'ax.legend()\n'
-                 'plt.show()\n',
+                (MATPLOTLIB_HISTOGRAMS,
                  'fig = px.histogram(x=slow + fast, color=["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast),\n'
                  '                   histnorm="probability", labels={"x": "number of masked tokens"})\n'
                  'fig.update_traces(histnorm="probability", xbins=dict(start=-0.5, end=L + 0.5, size=1))\n'
@@ -104,13 +106,7 @@ MUTANTS = [
     # bins and shares worked out in the browser (transforms, bin, sum: VegaFusion, maskdiff_client/vega.py)
     PlotMutant(NB01, "plot_masked_histograms", "altair_histograms_piled_up",
                (('fig, ax = plt.subplots(figsize=(6, 3.5))\n', 'import altair as alt\nimport pandas as pd\n'),
-                ('ax.hist(slow, bins=bins, density=True, alpha=0.5, label="ForwardMask")\n'
-                 'ax.hist(fast, bins=bins, density=True, alpha=0.5, label="ForwardMaskFast")\n'
-                 'ax.plot(n, law, "ko-", ms=3, label=f"Binomial({L}, {p:.2f})")\n'
-                 'ax.set_xlabel("number of masked tokens")\n'
-                 'ax.set_ylabel("probability")\n'
-                 'ax.legend()\n'
-                 'plt.show()\n',
+                (MATPLOTLIB_HISTOGRAMS,
                  'alt.data_transformers.disable_max_rows()\n'
                  'runs = pd.DataFrame({"n": slow + fast, "how": ["ForwardMask"] * len(slow) + ["ForwardMaskFast"] * len(fast)})\n'
                  'bars = alt.Chart(runs).transform_joinaggregate(total="count()", groupby=["how"]).transform_calculate(\n'
