@@ -57,7 +57,7 @@ def mutant_batch(course, folder, every):
     home = {notebooks.grade_id(cell): name for name, nb in solved.items() for cell in nb.cells
             if notebooks.is_solution(cell)}
     count = {}
-    for mutant in catalog():
+    for mutant in catalog(in_notebooks=True):
         n = count[mutant.function] = count.get(mutant.function, -1) + 1
         if n % every:
             continue

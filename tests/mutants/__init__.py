@@ -34,7 +34,15 @@ class Mutant:
         return namespace[self.function]
 
 
-def catalog():
-    from . import batched, chat, forward, loss, revising, sampling
-    return (list(forward.MUTANTS) + list(sampling.MUTANTS) + list(chat.MUTANTS) + list(loss.MUTANTS)
-            + list(batched.MUTANTS) + list(revising.MUTANTS))
+# Catalogs whose notebook is still to be written: their checks and mutants land first (notebook 07's,
+# issue 55). Whatever places a mutant in its notebook's cell takes catalog(in_notebooks=True); the checks
+# judge them all. tests/grading/test_checks_caching.py fails once the notebook is there: then drop it here.
+AHEAD_OF_THEIR_NOTEBOOK = ("caching",)
+
+
+def catalog(in_notebooks=False):
+    from . import batched, caching, chat, forward, loss, revising, sampling
+    modules = (forward, sampling, chat, loss, batched, revising, caching)
+    return [mutant for module in modules
+            if not (in_notebooks and module.__name__.rsplit(".", 1)[-1] in AHEAD_OF_THEIR_NOTEBOOK)
+            for mutant in module.MUTANTS]
