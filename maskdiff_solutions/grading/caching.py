@@ -26,19 +26,21 @@ import numpy as np
 import torch
 
 from .. import caching as ref
-from .core import Failure, check, expect, raised, type_name, value_of
-
-
-def refused(result, why, what):
-    """A raw outcome that should be a ValueError (or a subclass): a Failure that says what came instead."""
-    if result[0] == "ok":
-        raise Failure(f"{what} should raise a ValueError ({why}); it returned normally")
-    if "ValueError" not in result[3]:
-        raise Failure(f"{what} should raise a ValueError ({why}); it {raised(result[1], result[2])}")
+from .core import Failure, check, expect, refused, type_name, value_of
 
 
 def shown(name, args):
     return f"{name}({', '.join(map(repr, args))})"
+
+
+def refuses_only_errors(student, name, errors, allowed):
+    """Each (why, args) of `errors` raises a ValueError and each args of `allowed` returns, in one batch
+    of calls: a function that refuses everything has not learnt what to refuse."""
+    results = student.calls([list(args) for _, args in errors] + [list(args) for args in allowed])
+    for (why, args), result in zip(errors, results):
+        refused(result, why, shown(name, args))
+    for args, result in zip(allowed, results[len(errors):]):
+        value_of(result, f"{shown(name, args)} (a valid call: it should not raise)")
 
 
 # ---------------------------------------------------------------- BlockCausalMask
@@ -111,11 +113,7 @@ MASK_ALLOWED = [(7, 2, 3), (4, 4, 0), (6, 1, 5)]
 
 @check("BlockCausalMask.errors")
 def block_causal_mask_errors(BlockCausalMask):
-    results = BlockCausalMask.calls([list(args) for _, args in MASK_ERRORS] + [list(a) for a in MASK_ALLOWED])
-    for (why, args), result in zip(MASK_ERRORS, results):
-        refused(result, why, shown("BlockCausalMask", args))
-    for args, result in zip(MASK_ALLOWED, results[len(MASK_ERRORS):]):
-        value_of(result, f"{shown('BlockCausalMask', args)} (a valid call: it should not raise)")
+    refuses_only_errors(BlockCausalMask, "BlockCausalMask", MASK_ERRORS, MASK_ALLOWED)
 
 
 # ---------------------------------------------------------------- TokensProcessed
@@ -208,8 +206,4 @@ COUNT_ALLOWED = [(4, 8, 4, 4, cache) for cache in ref.CACHES] + [(0, 3, 1, 6, "e
 
 @check("TokensProcessed.errors")
 def tokens_processed_errors(TokensProcessed):
-    results = TokensProcessed.calls([list(args) for _, args in COUNT_ERRORS] + [list(a) for a in COUNT_ALLOWED])
-    for (why, args), result in zip(COUNT_ERRORS, results):
-        refused(result, why, shown("TokensProcessed", args))
-    for args, result in zip(COUNT_ALLOWED, results[len(COUNT_ERRORS):]):
-        value_of(result, f"{shown('TokensProcessed', args)} (a valid call: it should not raise)")
+    refuses_only_errors(TokensProcessed, "TokensProcessed", COUNT_ERRORS, COUNT_ALLOWED)

@@ -137,6 +137,14 @@ def value_of(result, what, name=None):
     return result[1]
 
 
+def refused(result, why, what):
+    """A raw outcome that should be a ValueError (or a subclass): a Failure that says what came instead."""
+    if result[0] == "ok":
+        raise Failure(f"{what} should raise a ValueError ({why}); it returned normally")
+    if "ValueError" not in result[3]:
+        raise Failure(f"{what} should raise a ValueError ({why}); it {raised(result[1], result[2])}")
+
+
 def changed(result):
     """Which arguments (by position) a raw outcome says the call changed in place."""
     return set(result[2]) if result[0] == "ok" else set()

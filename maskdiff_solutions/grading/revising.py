@@ -18,16 +18,8 @@ from .. import revising as ref
 from .. import stats
 from maskdiff_client.fakes import FixedGuesser
 from .fakes import FakeDenoiser
-from .core import (ALPHA, Failure, changed, check, expect, not_integers, raised, token_ids, type_name,
-                   value_of, vector)
-
-
-def refused(result, why, what):
-    """A raw outcome that should be a ValueError (or a subclass): a Failure that says what came instead."""
-    if result[0] == "ok":
-        raise Failure(f"{what} should raise a ValueError ({why}); it returned normally")
-    if "ValueError" not in result[3]:
-        raise Failure(f"{what} should raise a ValueError ({why}); it {raised(result[1], result[2])}")
+from .core import (ALPHA, Failure, changed, check, expect, not_integers, raised, refused, token_ids,
+                   type_name, value_of, vector)
 
 
 def scalar(value, what):
