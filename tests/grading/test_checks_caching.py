@@ -7,49 +7,27 @@ from pathlib import Path
 
 import pytest
 
-import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from maskdiff_solutions.course.intake import notebooks
 from tests.mutants import AHEAD_OF_THEIR_NOTEBOOK, Mutant
 from tests.mutants import caching as catalog
+from tests.support import function_checks
 
 pytestmark = pytest.mark.nb07
 
 CHECKS = ["BlockCausalMask.mask", "BlockCausalMask.errors", "TokensProcessed.counts", "TokensProcessed.errors"]
-FUNCTIONS = sorted({name.split(".")[0] for name in CHECKS})
-# the inner loop (`-m "not slow"`) the first, as in test_checks.py
-SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
+FUNCTIONS = function_checks.functions(CHECKS)
+xdist_group = function_checks.xdist_group   # tests/conftest.py reads it: the tests share nothing
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "maskdiff" / "07_caching.ipynb"
 
 
-def xdist_group(item):
-    """Under pytest-xdist any worker may take any test here (tests/conftest.py): they share nothing."""
-    return None
-
-
 def checks_of(function):
-    return [name for name in CHECKS if name.split(".")[0] == function]
+    return function_checks.checks_of(CHECKS, function)
 
 
-def test_every_registered_check_is_covered():
-    mine = {name for name, check in grading.CHECKS.items() if check.__module__.endswith("grading.caching")}
-    assert mine == set(CHECKS)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("name", CHECKS)
-def test_reference_passes(name, seed, monkeypatch):
-    monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
-    outcome = grading.evaluate(name, getattr(reference, name.split(".")[0]))
-    assert outcome.passed, outcome.message
-
-
-@pytest.mark.parametrize("name", CHECKS)
-def test_the_catalogs_solution_cells_pass(name):
-    """The cells the mutants are edits of, as a student writes them."""
-    function = name.split(".")[0]
-    outcome = grading.evaluate(name, Mutant(function, "solution", catalog.REFERENCE[function], ()).load())
-    assert outcome.passed, outcome.message
+# every check registered is here; the reference passes under every seed, so do the catalog's cells
+test_every_registered_check_is_covered, test_reference_passes, test_the_catalogs_solution_cells_pass = \
+    function_checks.shared_tests(CHECKS, "caching", catalog.REFERENCE)
 
 
 def test_the_catalog_waits_for_its_notebook():
@@ -241,21 +219,10 @@ def TokensProcessed(prompt_length, gen_length, block_length, steps, cache):
 ''',
     },
 }
-STYLE_CASES = [(function, style, name) for function, styles in STYLES.items() for style in styles
-               for name in checks_of(function)]
+test_other_correct_styles_pass = function_checks.styles_test(CHECKS, STYLES)
 
 
-@pytest.mark.parametrize("function,style,name", STYLE_CASES, ids=lambda v: v if isinstance(v, str) else None)
-def test_other_correct_styles_pass(function, style, name):
-    outcome = grading.evaluate(name, Mutant(function, style, STYLES[function][style], ()).load())
-    assert outcome.passed, outcome.message
-
-
-@pytest.mark.parametrize("mutant", catalog.MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
-def test_mutant_loses_marks_exactly_where_it_says(mutant):
-    buggy = mutant.load()
-    failed = {name for name in checks_of(mutant.function) if not grading.evaluate(name, buggy).passed}
-    assert failed == set(mutant.fails), f"{mutant.name}: expected {mutant.fails}, failed {failed}"
+test_mutant_loses_marks_exactly_where_it_says = function_checks.mutants_test(CHECKS, catalog.MUTANTS)
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from maskdiff_solutions.course.intake import notebooks
 from tests.mutants import Mutant
 from tests.mutants import revising as catalog
+from tests.support import function_checks
 
 pytestmark = pytest.mark.nb06
 
@@ -18,39 +18,18 @@ CHECKS = ["TransferCounts.even", "TransferCounts.schedule", "TransferCounts.erro
           "SampleBlocks.errors", "CommitAbove.rule", "CommitAbove.errors", "RemaskSigma", "RemaskStep.law",
           "RemaskStep.fixed", "RemaskStep.errors", "RemaskLoop.steps", "RemaskLoop.errors", "SampleEntropy",
           "Perplexity"]
-FUNCTIONS = sorted({name.split(".")[0] for name in CHECKS})
-# the inner loop (`-m "not slow"`) the first, as in test_checks.py
-SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
-
-
-def xdist_group(item):
-    """Under pytest-xdist any worker may take any test here (tests/conftest.py): they share nothing."""
-    return None
+FUNCTIONS = function_checks.functions(CHECKS)
+xdist_group = function_checks.xdist_group   # tests/conftest.py reads it: the tests share nothing
 
 
 def checks_of(function):
-    return [name for name in CHECKS if name.split(".")[0] == function]
+    return function_checks.checks_of(CHECKS, function)
 
 
-def test_every_registered_check_is_covered():
-    mine = {name for name, check in grading.CHECKS.items() if check.__module__.endswith("grading.revising")}
-    assert mine == set(CHECKS)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("name", CHECKS)
-def test_reference_passes(name, seed, monkeypatch):
-    monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
-    outcome = grading.evaluate(name, getattr(reference, name.split(".")[0]))
-    assert outcome.passed, outcome.message
-
-
-@pytest.mark.parametrize("name", CHECKS)
-def test_the_notebooks_solution_cells_pass(name):
-    """The cells the mutants are edits of: the notebook's solutions, as a student writes them."""
-    function = name.split(".")[0]
-    outcome = grading.evaluate(name, Mutant(function, "solution", catalog.REFERENCE[function], ()).load())
-    assert outcome.passed, outcome.message
+# every check registered is here; the reference passes under every seed, so do the notebook's own
+# solution cells (REFERENCE holds them, as the test below proves)
+test_every_registered_check_is_covered, test_reference_passes, test_the_notebooks_solution_cells_pass = \
+    function_checks.shared_tests(CHECKS, "revising", catalog.REFERENCE)
 
 
 def solution_code(source):
@@ -410,14 +389,7 @@ def Perplexity(logits_of, ids):
 ''',
     },
 }
-STYLE_CASES = [(function, style, name) for function, styles in STYLES.items() for style in styles
-               for name in checks_of(function)]
-
-
-@pytest.mark.parametrize("function,style,name", STYLE_CASES, ids=lambda v: v if isinstance(v, str) else None)
-def test_other_correct_styles_pass(function, style, name):
-    outcome = grading.evaluate(name, Mutant(function, style, STYLES[function][style], ()).load())
-    assert outcome.passed, outcome.message
+test_other_correct_styles_pass = function_checks.styles_test(CHECKS, STYLES)
 
 
 @pytest.mark.slow  # the styles of the statistical check under more seeds
@@ -441,11 +413,7 @@ def test_the_checks_put_the_notebooks_globals_back():
     assert all(namespace[key] is before[key] for key in before)
 
 
-@pytest.mark.parametrize("mutant", catalog.MUTANTS, ids=lambda m: f"{m.function}:{m.name}")
-def test_mutant_loses_marks_exactly_where_it_says(mutant):
-    buggy = mutant.load()
-    failed = {name for name in checks_of(mutant.function) if not grading.evaluate(name, buggy).passed}
-    assert failed == set(mutant.fails), f"{mutant.name}: expected {mutant.fails}, failed {failed}"
+test_mutant_loses_marks_exactly_where_it_says = function_checks.mutants_test(CHECKS, catalog.MUTANTS)
 
 
 @pytest.mark.slow  # the statistical check's mutants under more seeds
