@@ -34,6 +34,50 @@ class Mutant:
         return namespace[self.function]
 
 
+def indent(line):
+    return len(line) - len(line.lstrip())
+
+
+class Edits:
+    """A catalog's mutants as edits of its correct solution cells (`reference`: the cell of each function),
+    so that each reads as the bug and nothing else: `edit = Edits(REFERENCE)`, then `edit(...)`."""
+
+    def __init__(self, reference):
+        self.reference = reference
+
+    def __call__(self, function, name, fails, *changes):
+        """The cell of `function` with each (old, new) of `changes` made (old must occur once)."""
+        source = self.reference[function]
+        for old, new in changes:
+            assert source.count(old) == 1, (function, name, old)
+            source = source.replace(old, new)
+        return Mutant(function, name, source, tuple(fails))
+
+    def statement(self, function, first_line):
+        """The statement of `function`'s cell that opens with `first_line` (stripped): that line and the
+        lines below it indented deeper (its body, a call continued), up to a blank line."""
+        lines = self.reference[function].splitlines(keepends=True)
+        starts = [i for i, line in enumerate(lines) if line.strip() == first_line]
+        assert len(starts) == 1, (function, first_line)
+        start = starts[0]
+        end = start + 1
+        while end < len(lines) and lines[end].strip() and indent(lines[end]) > indent(lines[start]):
+            end += 1
+        return "".join(lines[start:end])
+
+    def without(self, function, name, fails, first_line, *changes):
+        """The cell with the statement that opens with `first_line` left out (a check a student skipped),
+        and `changes` made besides."""
+        return self(function, name, fails, (self.statement(function, first_line), ""), *changes)
+
+    def blocks_unchecked(self, function, fails):
+        """For a function that splits gen_length into blocks of block_length and the steps among the blocks
+        (LLaDA's rule): the two mutants that each leave one of those checks out."""
+        return [self.without(function, "steps % blocks not checked", fails, "if steps % blocks:"),
+                self.without(function, "gen_length % block_length not checked", fails,
+                             "if gen_length % block_length:")]
+
+
 # Catalogs whose notebook is still to be written: their checks and mutants land first (notebook 07's,
 # issue 55). Whatever places a mutant in its notebook's cell takes catalog(in_notebooks=True); the checks
 # judge them all. tests/grading/test_checks_caching.py fails once the notebook is there: then drop it here.

@@ -3,7 +3,7 @@ perplexity). Each mutant is an edit of the correct solution cell in REFERENCE, s
 the bug and nothing else. REFERENCE holds the notebook's own solution cells (their code without the
 docstring and markers; `F` spelled out, the mutant namespace has `torch` alone):
 tests/grading/test_checks_revising.py fails when the notebook's cell and its copy here part."""
-from . import Mutant
+from . import Edits
 
 REFERENCE = {
     "TransferCounts": """
@@ -133,13 +133,7 @@ def Perplexity(logits_of, ids):
 REFERENCE["Perplexity"] = REFERENCE["Perplexity"].replace("F.cross_entropy", "torch.nn.functional.cross_entropy")
 
 
-def edit(function, name, fails, *changes):
-    """The reference cell of `function` with each (old, new) of `changes` made (old must occur once)."""
-    source = REFERENCE[function]
-    for old, new in changes:
-        assert source.count(old) == 1, (function, name, old)
-        source = source.replace(old, new)
-    return Mutant(function, name, source, tuple(fails))
+edit = Edits(REFERENCE)
 
 
 EVEN, SCHEDULE, TRANSFER_ERRORS = "TransferCounts.even", "TransferCounts.schedule", "TransferCounts.errors"
@@ -147,9 +141,6 @@ BLOCKS, BLOCK_ERRORS = "SampleBlocks.blocks", "SampleBlocks.errors"
 RULE, COMMIT_ERRORS = "CommitAbove.rule", "CommitAbove.errors"
 LAW, FIXED, STEP_ERRORS = "RemaskStep.law", "RemaskStep.fixed", "RemaskStep.errors"
 LOOP, LOOP_ERRORS = "RemaskLoop.steps", "RemaskLoop.errors"
-STEPS_CHECK = '''    if isinstance(steps, bool) or int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be an integer of at least 1, got {steps!r}")
-'''
 SCHEDULE_LOOP = '''        for steps_left in range(steps, 1, -1):
             k = round(remaining / steps_left)
             counts.append(k)
@@ -185,8 +176,8 @@ MUTANTS = [
     edit("TransferCounts", "schedule: the library's float formula remaining * (1 - s / t)", [SCHEDULE],
          ("k = round(remaining / steps_left)",
           "t, s = steps_left / steps, (steps_left - 1) / steps\n            k = round(remaining * (1 - s / t))")),
-    edit("TransferCounts", "steps = 0 not refused: ZeroDivisionError, or one budget", [TRANSFER_ERRORS],
-         (STEPS_CHECK, "")),
+    edit.without("TransferCounts", "steps = 0 not refused: ZeroDivisionError, or one budget", [TRANSFER_ERRORS],
+                 "if isinstance(steps, bool) or int(steps) != steps or steps < 1:"),
     edit("TransferCounts", "a negative n_masked not refused", [TRANSFER_ERRORS],
          ("int(n_masked) != n_masked or n_masked < 0", "int(n_masked) != n_masked")),
     edit("TransferCounts", "a non-integer n_masked not refused", [TRANSFER_ERRORS],
@@ -218,25 +209,17 @@ MUTANTS = [
     edit("SampleBlocks", "returns the [1, L] canvas", [BLOCKS], ("return x[0]", "return x")),
     edit("SampleBlocks", "returns the generation without the prompt", [BLOCKS],
          ("return x[0]", "return x[0, len(prompt):]")),
-    edit("SampleBlocks", "steps % blocks not checked", [BLOCK_ERRORS],
-         ('    if steps % blocks:\n        raise ValueError(f"steps = {steps} is not a multiple of the number of '
-          'blocks, {blocks}")\n', "")),
-    edit("SampleBlocks", "gen_length % block_length not checked", [BLOCK_ERRORS],
-         ('    if gen_length % block_length:\n        raise ValueError(f"gen_length = {gen_length} is not a multiple '
-          'of block_length = {block_length}")\n', "")),
+    *edit.blocks_unchecked("SampleBlocks", [BLOCK_ERRORS]),
     edit("SampleBlocks", "counts of 0 not refused", [BLOCK_ERRORS],
          ("    if min(gen_length, block_length, steps) < 1:\n", "    if min(gen_length, block_length, steps) < 0:\n")),
-    edit("SampleBlocks", "the leftover masks noticed only after sampling", [BLOCK_ERRORS],
-         ('    if gen_length % block_length:\n        raise ValueError(f"gen_length = {gen_length} is not a multiple '
-          'of block_length = {block_length}")\n', ""),
-         ("    return x[0]\n", "    if (x == mask_id).any():\n"
-          '        raise ValueError("gen_length must be a multiple of block_length: masks are left")\n'
-          "    return x[0]\n")),
+    edit.without("SampleBlocks", "the leftover masks noticed only after sampling", [BLOCK_ERRORS],
+                 "if gen_length % block_length:",
+                 ("    return x[0]\n", "    if (x == mask_id).any():\n"
+                  '        raise ValueError("gen_length must be a multiple of block_length: masks are left")\n'
+                  "    return x[0]\n")),
 
     # ------------------------------------------------------------ CommitAbove
-    edit("CommitAbove", "no commit when nothing passes tau", [RULE],
-         ("    for b in range(x.shape[0]):\n        if eligible[b].any() and not chosen[b].any():\n"
-          "            chosen[b, confidence[b].masked_fill(~eligible[b], -torch.inf).argmax()] = True\n", "")),
+    edit.without("CommitAbove", "no commit when nothing passes tau", [RULE], "for b in range(x.shape[0]):"),
     edit("CommitAbove", "the fallback is the most confident position, eligible or not", [RULE],
          ("chosen[b, confidence[b].masked_fill(~eligible[b], -torch.inf).argmax()] = True",
           "chosen[b, confidence[b].argmax()] = True")),
@@ -254,9 +237,8 @@ MUTANTS = [
     edit("CommitAbove", "a confidence equal to tau passes (>= for >)", [RULE],
          ("chosen = eligible & (confidence > tau)", "chosen = eligible & (confidence >= tau)")),
     edit("CommitAbove", "tau = NaN not refused", [COMMIT_ERRORS], ("if not tau >= 0:", "if tau < 0:")),
-    edit("CommitAbove", "a committed mask not refused", [COMMIT_ERRORS],
-         ('    if (candidate_ids[chosen] == mask_id).any():\n        raise ValueError("a committed candidate is '
-          'the mask")\n', "")),
+    edit.without("CommitAbove", "a committed mask not refused", [COMMIT_ERRORS],
+                 "if (candidate_ids[chosen] == mask_id).any():"),
     edit("CommitAbove", "shapes not checked", [COMMIT_ERRORS],
          ("    if not (x.shape == candidate_ids.shape == confidence.shape == slots.shape):\n",
           "    if x.shape != confidence.shape:\n")),
@@ -272,10 +254,8 @@ MUTANTS = [
     edit("RemaskSigma", "sigma_max = s / t", ["RemaskSigma"], ("min(1.0, s / (1 - t))", "min(1.0, s / t)")),
     edit("RemaskSigma", "eta above 1 accepted by the rescale schedule", ["RemaskSigma"],
          ("if not 0 <= eta <= 1:", "if eta < 0:")),
-    edit("RemaskSigma", "times not checked", ["RemaskSigma"],
-         ('    if not (0 <= s <= t <= 1 and t > 0):\n        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 '
-          'and t > 0, got t = {t}, s = {s}")\n', ""),
-         ("1.0 if t == 1 else min(1.0, s / (1 - t))", "1.0 if t >= 1 else min(1.0, s / (1 - t))")),
+    edit.without("RemaskSigma", "times not checked", ["RemaskSigma"], "if not (0 <= s <= t <= 1 and t > 0):",
+                 ("1.0 if t == 1 else min(1.0, s / (1 - t))", "1.0 if t >= 1 else min(1.0, s / (1 - t))")),
     edit("RemaskSigma", "s = t refused: the loop cannot hold alpha", ["RemaskSigma"],
          ("if not (0 <= s <= t <= 1 and t > 0):", "if not 0 <= s < t <= 1:")),
     edit("RemaskSigma", "an unknown schedule taken for 'rescale'", ["RemaskSigma"],
@@ -298,11 +278,9 @@ MUTANTS = [
          ("if not 0 <= sigma <= sigma_max + 1e-9:", "if not 0 <= sigma <= sigma_max:")),
     edit("RemaskStep", "s = t refused: the loop cannot hold alpha", [STEP_ERRORS],
          ("if not (0 <= s <= t <= 1 and t > 0):", "if not 0 <= s < t <= 1:")),
-    edit("RemaskStep", "times not checked", [STEP_ERRORS],
-         ('    if not (0 <= s <= t <= 1 and t > 0):\n        raise ValueError(f"times must satisfy 0 <= s <= t <= 1 '
-          'and t > 0, got t = {t}, s = {s}")\n', ""),
-         ("sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))",
-          "sigma_max = 1.0 if t >= 1 else min(1.0, max(0.0, s / (1 - t)))")),
+    edit.without("RemaskStep", "times not checked", [STEP_ERRORS], "if not (0 <= s <= t <= 1 and t > 0):",
+                 ("sigma_max = 1.0 if t == 1 else min(1.0, s / (1 - t))",
+                  "sigma_max = 1.0 if t >= 1 else min(1.0, max(0.0, s / (1 - t)))")),
     edit("RemaskStep", "fixed not checked", [STEP_ERRORS],
          ("    if not (torch.is_tensor(fixed) and fixed.dtype == torch.bool and fixed.shape == x_t.shape):\n"
           '        raise ValueError(f"fixed must be a Boolean tensor of shape {tuple(x_t.shape)}")\n',
@@ -363,10 +341,9 @@ MUTANTS = [
 
     # ------------------------------------------------------------ SampleEntropy
     edit("SampleEntropy", "in bits", ["SampleEntropy"], ("share.log()", "share.log2()")),
-    edit("SampleEntropy", "an empty sample gives 0 instead of an error", ["SampleEntropy"],
-         ('    if ids.numel() == 0:\n        raise ValueError("an empty sample has no entropy")\n', "")),
-    edit("SampleEntropy", "float ids accepted", ["SampleEntropy"],
-         ('    if ids.is_floating_point():\n        raise ValueError(f"token ids are integers, got {ids.dtype}")\n', "")),
+    edit.without("SampleEntropy", "an empty sample gives 0 instead of an error", ["SampleEntropy"],
+                 "if ids.numel() == 0:"),
+    edit.without("SampleEntropy", "float ids accepted", ["SampleEntropy"], "if ids.is_floating_point():"),
     edit("SampleEntropy", "sums over positions, not distinct tokens", ["SampleEntropy"],
          ("share = ids.reshape(-1).unique(return_counts=True)[1].double() / ids.numel()",
           "_, where, counts = ids.reshape(-1).unique(return_inverse=True, return_counts=True)\n"
