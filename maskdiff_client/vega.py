@@ -85,15 +85,20 @@ def vega_table(rows, transforms, mark, encoding, limit):
     if not all(isinstance(row, dict) for row in rows):
         raise VegaUnread("an altair chart whose rows are not records")
     try:
-        chart = alt.Chart.from_dict({"mark": mark, "transform": list(transforms), "encoding": _vega_plain(encoding)},
-                                    validate=False)
-        chart.data = pd.DataFrame(rows)
-        table = chart.transformed_data(row_limit=limit)
+        table = _vega_chart(alt, pd, rows, transforms, mark, encoding).transformed_data(row_limit=limit)
     except Exception as error:  # noqa: BLE001 - altair, vl-convert and VegaFusion raise many kinds: named
         raise _vega_failure(error, rows, transforms, mark) from None
     if table is None:
         raise VegaUnread(f"an altair {_vega_mark(mark)} mark whose table altair does not give")
     return table
+
+
+def _vega_chart(alt, pd, rows, transforms, mark, encoding):
+    """One view as altair holds it: its mark, transforms and encoding, over the rows."""
+    chart = alt.Chart.from_dict({"mark": mark, "transform": list(transforms), "encoding": _vega_plain(encoding)},
+                                validate=False)
+    chart.data = pd.DataFrame(rows)
+    return chart
 
 
 def _vega_plain(encoding):
@@ -158,9 +163,7 @@ def _vega_failure(error, rows, transforms, mark):
         alt, pd = _vega_tools()
         for i, step in enumerate(transforms):
             try:
-                chart = alt.Chart.from_dict({"mark": "point", "transform": list(transforms[:i + 1])}, validate=False)
-                chart.data = pd.DataFrame(rows[:100])
-                chart.transformed_data()
+                _vega_chart(alt, pd, rows[:100], transforms[:i + 1], "point", {}).transformed_data()
             except Exception:  # noqa: BLE001 - this step is the one
                 kind = next((key for key in step if key in VEGA_TRANSFORMS), "?") if isinstance(step, dict) else "?"
                 return VegaUnread(f"an altair transform_{kind}, which VegaFusion cannot work out yet")

@@ -38,6 +38,13 @@ def cache_folder():
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "maskdiff")
 
 
+def beside_cache(suffix):
+    """What a grading machine keeps for the grader alone: beside the stand-in cache, not in it (kernels
+    see that folder). beside_cache("-gradebooks") is ~/.cache/maskdiff-gradebooks."""
+    cache = cache_folder()
+    return cache.with_name(cache.name + suffix)
+
+
 def warm_caches():
     """Build what the notebooks load under the grader (notebook 03's stand-in networks, notebooks 05
     and 06's quick story denoiser) before any kernel runs: kernels get the cache read-only, and each

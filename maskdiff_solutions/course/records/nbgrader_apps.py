@@ -15,7 +15,7 @@ from nbconvert.writers import FilesWriter
 from nbgrader.apps import NbGraderAPI
 
 from ..intake import notebooks
-from ..layout import COURSE_ID, cache_folder
+from ..layout import COURSE_ID, beside_cache
 
 
 class CourseError(RuntimeError):
@@ -93,22 +93,28 @@ def blank_gradebook(db, course_id=COURSE_ID):
     is kept beside the stand-in cache, not in it: kernels see that folder."""
     import nbgrader
     from nbgrader.api import Gradebook
+
+    def make(path):
+        with Gradebook(f"sqlite:///{path}", course_id=course_id):
+            pass
     blank = kept_gradebooks() / f"blank-{nbgrader.__version__}-{course_id}.db"
     if not blank.is_file():
-        blank.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=blank.parent) as scratch:
-            made = Path(scratch) / "gradebook.db"
-            with Gradebook(f"sqlite:///{made}", course_id=course_id):
-                pass
-            os.replace(made, blank)  # whole or not at all, whoever makes one at the same moment
+        keep(blank, make)
     shutil.copyfile(blank, db)
 
 
 def kept_gradebooks():
-    """Where blank and generated gradebooks are kept: beside the stand-in cache, not in it (kernels
-    see that folder)."""
-    cache = cache_folder()
-    return cache.with_name(cache.name + "-gradebooks")
+    """Where blank and generated gradebooks are kept."""
+    return beside_cache("-gradebooks")
+
+
+def keep(kept, make):
+    """Write `kept` whole or not at all (make(path) writes it beside), whoever keeps one at the same moment."""
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=kept.parent) as scratch:
+        made = Path(scratch) / kept.name
+        make(made)
+        os.replace(made, kept)
 
 
 def generated_digest(course):
@@ -138,10 +144,7 @@ def up_to_date_gradebook(course, workspace):
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         generate(course, scratch, workspace)
     if fresh:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=kept.parent) as scratch:
-            shutil.copyfile(db, Path(scratch) / "gradebook.db")
-            os.replace(Path(scratch) / "gradebook.db", kept)  # whole or not at all
+        keep(kept, lambda path: shutil.copyfile(db, path))
 
 
 def generate(course, release_root, workspace):

@@ -31,9 +31,9 @@ from nbgrader.converters.base import BaseConverter
 from nbgrader.utils import capture_log, temp_attrs
 
 from ...grading.checker import Checker, Record
-from ..layout import cache_folder
+from ..layout import beside_cache
 from ..records.gradebook import has_submission, take_notebook
-from ..records.nbgrader_apps import StayPut, failure, nbgrader_errors
+from ..records.nbgrader_apps import StayPut, failure, keep, nbgrader_errors
 from ..sandbox.environ import environment
 from ..sandbox.settings import Settings
 
@@ -121,9 +121,8 @@ def autograde_unit(unit, course, student, target, template_db, plan, settings, f
 
 
 def seconds_file():
-    """How long each notebook's unit took when last graded on this machine (beside the caches)."""
-    cache = cache_folder()
-    return cache.with_name(cache.name + "-seconds.json")
+    """How long each notebook's unit took when last graded on this machine."""
+    return beside_cache("-seconds.json")
 
 
 def expected_seconds():
@@ -136,13 +135,9 @@ def expected_seconds():
 
 def remember_seconds(taken):
     """Keep the units' times for the next grading's order; a lost or clashing write only costs order."""
-    seen = {**expected_seconds(), **taken}
-    path = seconds_file()
+    text = json.dumps({**expected_seconds(), **taken}, indent=1, sort_keys=True)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=".seconds-", delete=False) as out:
-            json.dump(seen, out, indent=1, sort_keys=True)
-        os.replace(out.name, path)
+        keep(seconds_file(), lambda path: path.write_text(text))
     except OSError:
         pass
 
