@@ -176,10 +176,10 @@ class Term(RuleBasedStateMachine):
     def run(self, *args):
         return records.run(COURSE, *args)
 
-    def command(self, *args, grading=False):
+    def command(self, *args, grading=False, due=None):
         """Run a command; where a derived file was deleted, it must be rebuilt, or the command stop with
         exit 2, one error line and nothing changed (then the instructor puts the file back and runs it
-        again)."""
+        again). due(path): whether the file should be there after the command (default: it should)."""
         if self.deleted is None:
             return self.run(*args)
         path, data = self.deleted
@@ -193,7 +193,10 @@ class Term(RuleBasedStateMachine):
             assert not changed, f"`{args[0]}` stopped (exit 2) but changed {changed}"
             path.write_bytes(data)
             return self.run(*args)
-        assert path.is_file(), f"`{' '.join(map(str, args[:1]))}` went on (exit {status}) without rebuilding {path.name}"
+        if due is None or due(path):
+            assert path.is_file(), f"`{' '.join(map(str, args[:1]))}` went on (exit {status}) without rebuilding {path.name}"
+        else:
+            assert not path.is_file(), f"`{args[0]}` brought back {path.name}, which the state it restored never had"
         return status, out, err
 
     def contents(self):
@@ -353,8 +356,9 @@ class Term(RuleBasedStateMachine):
     @precondition(lambda self: self.rows_due)
     @rule()
     def undo(self):
-        status, _, err = self.command("undo", "--workspace", self.ws)
         candidates = [i for i, (kind, _) in enumerate(self.kept) if kind == "kept"]
+        restored = self.kept[candidates[-1]][1][0] if candidates else self.graded   # the graded notebooks it brings back
+        status, _, err = self.command("undo", "--workspace", self.ws, due=lambda path: self.page_in(path, restored))
         if not candidates:
             assert status == 2, f"undo with no earlier grading kept exited {status}"
             return
@@ -362,6 +366,14 @@ class Term(RuleBasedStateMachine):
         _, snapshot = self.kept.pop(candidates[-1])
         self.kept.append(("undone", None))
         self.graded, self.rows_due, self.fresh_rows, self.fresh_pages = copy.deepcopy(snapshot)
+
+    def page_in(self, path, graded):
+        """Whether a derived file belongs in a workspace whose graded notebooks are `graded`: the CSVs
+        always (undo needs an earlier grading with results), a feedback page where its notebook is graded
+        (a page deleted after the grading that made it is not brought back by undoing that grading)."""
+        if path.suffix != ".html":
+            return True
+        return any(path.parent.parent.name == self.ids.get(p) and path.stem == STEM[nb] for p, nb in graded)
 
     @precondition(lambda self: self.deleted is None and (self.ws / CSV_NAME).is_file())
     @rule(which=st.sampled_from(["csv", "by-student", "page"]), data=st.data())
@@ -594,3 +606,13 @@ def test_hand_grades_reach_canvas(term):
 
 def test_a_folder_named_in_non_ascii(term):
     steps(term(TermCollected), ("start", ANSWERED01), ("grade", {"01"}, {2}, False), ("export",))
+
+
+def test_found_undo_keeps_a_page_the_undone_grading_made_lost(term):
+    """A page deleted after the grading that made it, then that grading undone: the page is rightly not
+    brought back (the model once expected it; the record was right)."""
+    state = term()
+    steps(state, ("start", ANSWERED01), ("grade", {"01"}, {0}, False), ("give", 0, SOME02),
+          ("grade", {"01", "02"}, {0}, False))
+    state.lose(state.ws / "feedback" / state.ids[0] / "maskdiff" / f"{STEM['02']}.html")
+    steps(state, ("undo",))
