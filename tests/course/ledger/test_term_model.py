@@ -357,7 +357,7 @@ class Term(RuleBasedStateMachine):
     @rule()
     def undo(self):
         candidates = [i for i, (kind, _) in enumerate(self.kept) if kind == "kept"]
-        restored = self.kept[candidates[-1]][1][0] if candidates else self.graded   # the graded notebooks it brings back
+        restored = self.kept[candidates[-1]][1][1] if candidates else self.rows_due   # the rows it brings back
         status, _, err = self.command("undo", "--workspace", self.ws, due=lambda path: self.page_in(path, restored))
         if not candidates:
             assert status == 2, f"undo with no earlier grading kept exited {status}"
@@ -367,13 +367,14 @@ class Term(RuleBasedStateMachine):
         self.kept.append(("undone", None))
         self.graded, self.rows_due, self.fresh_rows, self.fresh_pages = copy.deepcopy(snapshot)
 
-    def page_in(self, path, graded):
-        """Whether a derived file belongs in a workspace whose graded notebooks are `graded`: the CSVs
-        always (undo needs an earlier grading with results), a feedback page where its notebook is graded
-        (a page deleted after the grading that made it is not brought back by undoing that grading)."""
+    def page_in(self, path, rows):
+        """Whether a derived file belongs in a workspace whose rows are `rows` ((person, notebook) ->
+        graded or missing): the CSVs always (undo needs an earlier grading with results), a feedback page
+        where its row is, graded or missing (a page deleted after the grading that made it is not brought
+        back by undoing that grading)."""
         if path.suffix != ".html":
             return True
-        return any(path.parent.parent.name == self.ids.get(p) and path.stem == STEM[nb] for p, nb in graded)
+        return any(path.parent.parent.name == self.ids.get(p) and path.stem == STEM[nb] for p, nb in rows)
 
     @precondition(lambda self: self.deleted is None and (self.ws / CSV_NAME).is_file())
     @rule(which=st.sampled_from(["csv", "by-student", "page"]), data=st.data())
@@ -614,5 +615,13 @@ def test_found_undo_keeps_a_page_the_undone_grading_made_lost(term):
     state = term()
     steps(state, ("start", ANSWERED01), ("grade", {"01"}, {0}, False), ("give", 0, SOME02),
           ("grade", {"01", "02"}, {0}, False))
+    state.lose(state.ws / "feedback" / state.ids[0] / "maskdiff" / f"{STEM['02']}.html")
+    steps(state, ("undo",))
+
+
+def test_found_undo_brings_back_a_missing_rows_page(term):
+    """A page of a row graded missing (nothing handed in) is a page too: undoing a later grading puts it back."""
+    state = term(TermCollected)
+    steps(state, ("start", ANSWERED01), ("grade", {"02"}, EVERYONE, False), ("grade", {"01"}, {1, 2}, False))
     state.lose(state.ws / "feedback" / state.ids[0] / "maskdiff" / f"{STEM['02']}.html")
     steps(state, ("undo",))
