@@ -31,7 +31,7 @@ def main():
     pad = len(stories.vocab)
     for kind in ("prefix", "dual"):
         for b in BLOCKS:
-            drift = caching.CacheDrift(twin, prompts, G, b, G, stories.mask, pad, dual=kind == "dual")
+            drift = caching.CacheDrift(caching.SampleBlocksPrefixCache, caching.SampleBlocks, twin, prompts, G, b, G, stories.mask, pad, dual=kind == "dual")
             print(f"{kind:6s} block {b:2d}: agreement {drift['agreement']:.3f}, key change "
                   f"{drift['key_change']:.4f} (key size {drift['key_size']:.4f}); positions "
                   f"{caching.TokensProcessed(PROMPT_LENGTH, G, b, G, kind)} against "

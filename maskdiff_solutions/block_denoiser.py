@@ -1,28 +1,31 @@
-"""Notebook 07's network: notebook 04's TinyDenoiser with its attention written out, so that it takes an
+"""Notebook 07's networks: notebook 04's TinyDenoiser with its attention written out, so that it takes an
 attention mask and cached keys and values, and returns its own; and its block-causal training (BD3-LM's
-objective, arXiv 2503.09573: clean earlier blocks, a noised current block).
+objective, arXiv 2503.09573: clean earlier blocks, a noised current block), with the copy a grading machine
+keeps, as story_denoiser.py keeps notebooks 05 and 06's.
 
 `CachingDenoiser` subclasses TinyDenoiser and adds no parameter: state dicts load both ways, and with no
 mask and nothing cached it computes TinyDenoiser's logits with the very same operations (bit for bit).
 TinyDenoiser's `Block.forward` computes its keys and values inside and hands back only the new hidden
-state, hence `_layer`, the same layer using the same submodules.
+state, hence `LayerWithCache`, the same layer using the same submodules.
+
+The notebook cannot import this package: the segments between the `notebook cell` markers are pasted
+verbatim into its given cells `caching_denoiser` and `block_training` (tests/course/term/test_given_cells.py).
 """
+import hashlib
+import os
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 
 from maskdiff_client.denoiser import Rotate, TinyDenoiser
 
-from .caching import BlockIndex
 from .corpus import MakeCorpus, StandInStories
-from .loss import WeightedMaskedLoss, check_batch
 from .story_denoiser import QUICK_LR, QUICK_SIZE
 
-BLOCK_LENGTHS = (2, 4, 8)   # the block lengths TrainBlockDenoiser draws from
-BLOCK_STEPS = 300           # its default number of Adam steps
-BLOCK_ROW = 32              # the longest row it trains on (prompt block and generation blocks)
 
-
-def _layer(block, h, cos, sin, past, allowed):
+# --- notebook cell `caching_denoiser` ----------------------------------------------------------------
+def LayerWithCache(block, h, cos, sin, past, allowed):
     """One `Block` of TinyDenoiser on h [B, n, dim], its queries also seeing the cached (k, v) of `past`.
     Returns (new h, (k, v) of the n new positions, keys rotated)."""
     batch, n, dim = h.shape
@@ -78,57 +81,95 @@ class CachingDenoiser(TinyDenoiser):
             allowed = keys if allowed is None else keys & allowed
         present = []
         for i, block in enumerate(self.blocks):
-            h, kv = _layer(block, h, cos, sin, None if past is None else past[i], allowed)
+            h, kv = LayerWithCache(block, h, cos, sin, None if past is None else past[i], allowed)
             present.append(kv)
         return self.out(self.norm(h)), present
+
+
+# --- notebook cell `block_training` (which also imports hashlib and Path) ----------------------------
+BLOCK_LENGTHS = (2, 4, 8)   # the block lengths the training draws from
+BLOCK_ROW = 32              # the longest row it trains on (prompt block and generation blocks)
+QUICK_BLOCK_STEPS = 240     # under the grader: its training steps, about 15 s on one CPU thread
+BLOCK_KEPT_VERSION = 1      # bump when the quick recipe changes: grading machines then train theirs again
 
 
 def BlockDiffusionLoss(net, x_0, mask, block_length, prompt_length=0, T=100):
     """One sample of BD3-LM's loss for x_0 [B, L] and a CachingDenoiser (a tensor that backpropagates).
 
-    The row is a prompt block of prompt_length positions, then generation blocks of block_length
-    (BlockCausalMask's convention). Every generation block of every row draws its own t uniformly on
-    1..T, and each of its positions is masked with probability t / T (the course's masking); the
-    prompt is never masked. Each block is then denoised as the cached sampler sees it: the clean row
-    runs once under BlockCausalMask and its keys and values are kept; the noisy row runs seeing those
-    of the clean blocks strictly before each query's block and the noisy keys of its own block, nothing
-    else. The loss is DiffusionLoss's, block by block: (T / t of the position's block) * -log p(x_0^i)
-    summed over the masked positions, averaged over the rows (every block learns at each step)."""
-    check_batch(x_0)
+    The row is a prompt block of prompt_length positions, then generation blocks of block_length. Every
+    generation block of every row draws its own t uniformly on 1..T, and each of its positions is masked
+    with probability t / T; the prompt is never masked. The clean row runs once, block-causally, and its
+    keys and values are kept; the noisy row then runs seeing those of the clean blocks strictly before
+    each query's block and the noisy keys of its own block, nothing else: each block is denoised as the
+    cached sampler sees it. The loss is DiffusionLoss's, block by block: (T / t of the position's block)
+    * -log p(x_0^i) summed over the masked positions, averaged over the rows."""
     batch, length = x_0.shape
-    block = BlockIndex(length, block_length, prompt_length).to(x_0.device)   # checks the three
-    attend = block[None, :] <= block[:, None]   # BlockCausalMask
+    if not 0 <= prompt_length <= length or (length - prompt_length) % block_length:
+        raise ValueError(f"a row of {length} is not a prompt of {prompt_length} and blocks of {block_length}")
+    position = torch.arange(length, device=x_0.device)
+    block = torch.where(position < prompt_length, 0, 1 + (position - prompt_length) // block_length)
     t = torch.randint(1, T + 1, (batch, 1 + (length - prompt_length) // block_length), device=x_0.device)
     t[:, 0] = T   # the prompt's: never masked, so never weighed
     t = t[:, block]
     masked = (block > 0) & (torch.rand(batch, length, device=x_0.device) < t / T)
-    _, clean = net(x_0, attend)
+    _, clean = net(x_0, block[None, :] <= block[:, None])   # the block-causal mask
     noisy = torch.cat([block[None, :] < block[:, None], block[None, :] == block[:, None]], dim=1)   # [L, 2L]
-    return WeightedMaskedLoss(lambda x_t: net(x_t, noisy, clean)[0], x_0, masked, t, mask, T)
+    logits, _ = net(torch.where(masked, torch.full_like(x_0, mask), x_0), noisy, clean)
+    surprise = F.cross_entropy(logits.transpose(1, 2), x_0, reduction="none")
+    return ((T / t) * (surprise * masked)).sum(dim=1).mean()
 
 
-def TrainBlockDenoiser(steps=BLOCK_STEPS, seed=0, size=QUICK_SIZE, lr=QUICK_LR):
-    """(the trained CachingDenoiser in eval mode, the corpus): Adam on BlockDiffusionLoss over the
-    stand-in stories, from `seed`, on one CPU thread. Each step draws a block length from BLOCK_LENGTHS,
-    a prompt length from 0 to BLOCK_ROW - block length, and as many whole blocks as fit in BLOCK_ROW
-    after it: the shapes the samplers meet. The sizes are the quick story denoiser's; a step costs two
-    passes of the network."""
+def RandomBlockLoss(net, x_0, mask):
+    """BlockDiffusionLoss on the shapes the samplers meet: a block length drawn from BLOCK_LENGTHS, a prompt
+    of 0 to BLOCK_ROW - block length positions, and as many whole blocks as fit after it in x_0's row."""
+    block = BLOCK_LENGTHS[int(torch.randint(len(BLOCK_LENGTHS), ()))]
+    prompt = int(torch.randint(x_0.shape[1] - block + 1, ()))
+    length = prompt + block * ((x_0.shape[1] - prompt) // block)
+    return BlockDiffusionLoss(net, x_0[:, :length], mask, block, prompt)
+
+
+def KeptBlockDenoiser(tokens, vocab_size, cache=None):
+    """The file in which a grading machine keeps the quick block-causal denoiser, trained once for this
+    corpus and vocabulary as this cell would train it, from seed 0. Where there is none, the cell trains it."""
+    cache = Path(cache or os.environ.get("MASKDIFF_CACHE") or Path.home() / ".cache" / "maskdiff")
+    digest = hashlib.sha256(tokens.numpy().tobytes()).hexdigest()[:12]
+    return cache / f"block-denoiser-v{BLOCK_KEPT_VERSION}-seed0-{vocab_size}-words-text-{digest}.pt"
+
+
+# --- end of notebook cell ---
+
+
+# The grader's, not the notebook's.
+def TrainBlockDenoiser(steps=QUICK_BLOCK_STEPS, seed=0, size=QUICK_SIZE, lr=QUICK_LR):
+    """(the trained CachingDenoiser in eval mode, the corpus): as the cell `block_training` trains it under
+    the grader (Train's Adam and batches of BLOCK_ROW, RandomBlockLoss), from `seed`, on one CPU thread."""
     stories = MakeCorpus(StandInStories())
     vocab_size = len(stories.vocab) + 1   # and <pad>, as the story denoiser
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)   # as the quick story denoiser: the same numbers on every machine, and faster
+    torch.set_num_threads(1)   # as the set-up cell under the grader: the same numbers on every machine
     try:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             net = CachingDenoiser(vocab_size, pad_id=vocab_size - 1, **size)
             optimizer = torch.optim.Adam(net.parameters(), lr=lr)
             for _ in range(steps):
-                block = BLOCK_LENGTHS[int(torch.randint(len(BLOCK_LENGTHS), ()))]
-                prompt = int(torch.randint(BLOCK_ROW - block + 1, ()))
-                length = prompt + block * ((BLOCK_ROW - prompt) // block)
                 optimizer.zero_grad()
-                BlockDiffusionLoss(net, stories.GetBatch(64, length), stories.mask, block, prompt).backward()
+                RandomBlockLoss(net, stories.GetBatch(64, BLOCK_ROW), stories.mask).backward()
                 optimizer.step()
     finally:
         torch.set_num_threads(threads)
     return net.eval(), stories
+
+
+def KeepBlockDenoiser(cache):
+    """The file of the quick block-causal denoiser in `cache`, trained (about 15 s) and written whole the
+    first time, as story_denoiser.KeepQuickDenoiser keeps notebooks 05 and 06's."""
+    stories = MakeCorpus(StandInStories())
+    file = KeptBlockDenoiser(stories.tokens, len(stories.vocab) + 1, cache)
+    if not file.is_file():
+        net, _ = TrainBlockDenoiser()
+        file.parent.mkdir(parents=True, exist_ok=True)
+        scratch = file.with_name(f"{file.name}.{os.getpid()}.partial")
+        torch.save(net.state_dict(), scratch)
+        os.replace(scratch, file)   # a kernel never reads half a file
+    return file

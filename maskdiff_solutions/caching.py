@@ -94,6 +94,7 @@ def TokensProcessed(prompt_length, gen_length, block_length, steps, cache):
     raise ValueError(f"cache must be one of {CACHES}, got {cache!r}")
 
 
+# --- notebook cell `counted` -------------------------------------------------------------------------
 class Counted:
     """A network wrapped to count what it sees: `positions` is the sum of x.shape[1] over its calls
     (positions per row), `calls` the number of calls; otherwise it is the network."""
@@ -104,6 +105,9 @@ class Counted:
     def __call__(self, x, *args, **kwargs):
         self.positions, self.calls = self.positions + x.shape[1], self.calls + 1
         return self.net(x, *args, **kwargs)
+
+
+# --- end of notebook cell ---
 
 
 def _canvas(prompt, gen_length, block_length, steps, mask_id):
@@ -132,15 +136,19 @@ def _span(x, start, end):
     return slots
 
 
+# --- notebook cell `block_causal_sampler` ------------------------------------------------------------
 @torch.no_grad()
 def SampleBlocksBlockCausal(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
                             rule="even"):
     """SampleBlocks on a block-causal network, uncached: every call runs the whole row under
     BlockCausalMask(P + gen_length, block_length, P). Returns the finished row, 1-D."""
     p = len(torch.as_tensor(prompt).reshape(-1))
-    attend = BlockCausalMask(p + _whole(gen_length, "gen_length", 1), block_length, p)
+    attend = BlockCausalMask(p + gen_length, block_length, p)
     return SampleBlocks(lambda x: net(x, attend)[0], prompt, gen_length, block_length, steps, mask_id, pad_id,
                         control_ids, rule)
+
+
+# --- end of notebook cell ---
 
 
 def _appended(past, present):
@@ -205,11 +213,13 @@ def SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_i
     return x[0]
 
 
-def CacheDrift(net, prompts, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even",
-               dual=False):
-    """How far the prefix (or dual) cache strays, over the rows that `prompts` start:
-    - "agreement": the share of generated positions (prompts left out) where SampleBlocksPrefixCache
-      writes the token that the uncached SampleBlocks writes on the same network;
+# --- notebook cell `cache_drift` -----------------------------------------------------------------------
+def CacheDrift(cached_sampler, plain_sampler, net, prompts, gen_length, block_length, steps, mask_id, pad_id,
+               control_ids=(), rule="even", dual=False):
+    """How far the prefix (or dual) cache strays, over the rows that `prompts` start. `cached_sampler` is
+    a SampleBlocksPrefixCache, `plain_sampler` a SampleBlocks (the uncached one, on net's logits):
+    - "agreement": the share of generated positions (prompts left out) where cached_sampler
+      writes the token that plain_sampler writes on the same network;
     - "key_change": the mean absolute change of a cached key between consecutive refreshes: over every
       refresh r >= 1, layer, head, feature and every position that the cache held during block r - 1
       (before it for prefix, outside it for dual), |key at refresh r - key at refresh r - 1|, all pooled
@@ -219,9 +229,9 @@ def CacheDrift(net, prompts, gen_length, block_length, steps, mask_id, pad_id, c
     change, size = [], []
     for prompt in prompts:
         kept = []
-        cached = SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_id, pad_id,
-                                         control_ids, rule, dual, kept)
-        plain = SampleBlocks(lambda x: net(x)[0], prompt, gen_length, block_length, steps, mask_id, pad_id,
+        cached = cached_sampler(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids, rule, dual,
+                                kept)
+        plain = plain_sampler(lambda x: net(x)[0], prompt, gen_length, block_length, steps, mask_id, pad_id,
                              control_ids, rule)
         same, total = same + int((cached == plain)[-gen_length:].sum()), total + gen_length
         for r in range(1, len(kept)):
@@ -236,3 +246,25 @@ def CacheDrift(net, prompts, gen_length, block_length, steps, mask_id, pad_id, c
     change, size = torch.cat(change or [torch.zeros(0)]), torch.cat(size or [torch.zeros(0)])
     return {"agreement": same / total, "key_change": float(change.double().mean()),
             "key_size": float(size.double().mean())}
+
+
+# --- notebook cell `threshold_sampler` -----------------------------------------------------------------
+@torch.no_grad()
+def SampleBlocksAbove(net, prompt, gen_length, block_length, tau, mask_id, pad_id, control_ids=()):
+    """SampleBlocksBlockCausal (uncached) with notebook 06's commits above a threshold: each call commits
+    every mask of the current block whose top probability is at least tau, and at least the most
+    confident one; the next block starts when none of this one's masks is left. So the calls are as many
+    as the network needs, not a number set in advance. Returns the finished row, 1-D."""
+    prompt = torch.as_tensor(prompt, dtype=torch.long).reshape(-1)
+    length = len(prompt) + gen_length
+    attend = BlockCausalMask(length, block_length, len(prompt))
+    x = torch.cat([prompt, torch.full((gen_length,), mask_id, dtype=torch.long)])[None]
+    controls = sorted({mask_id, pad_id, *control_ids})
+    for start in range(len(prompt), length, block_length):
+        slots = torch.zeros_like(x, dtype=torch.bool)
+        slots[0, start:start + block_length] = True
+        while (x[slots] == mask_id).any():
+            confidence, candidates = candidate_distributions(lambda row: net(row, attend)[0], x, controls).max(dim=-1)
+            sure = int((slots & (x == mask_id) & (confidence >= tau)).sum())
+            x = reverse_update(x, candidates, confidence, slots, [max(1, sure)], mask_id, pad_id)
+    return x[0]

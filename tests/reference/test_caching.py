@@ -44,6 +44,9 @@ def prompt_of(stories, length):
     return stories.tokens[100:100 + length]
 
 
+SAMPLERS = (caching.SampleBlocksPrefixCache, caching.SampleBlocks)   # CacheDrift's two samplers
+
+
 # ---------------------------------------------------------------- BlockCausalMask
 
 def brute_mask(length, block_length, prompt_length):
@@ -294,7 +297,7 @@ def test_with_one_call_a_block_every_call_refreshes_and_nothing_is_stale(full_ne
         args = (torch.arange(prompt_length), gen_length, block_length, gen_length // block_length, 28, 29)
         assert torch.equal(caching.SampleBlocksPrefixCache(full_net, *args, dual=dual),
                            SampleBlocks(lambda x: full_net(x)[0], *args))
-        drift = caching.CacheDrift(full_net, [args[0]], *args[1:], dual=dual)
+        drift = caching.CacheDrift(*SAMPLERS, full_net, [args[0]], *args[1:], dual=dual)
         assert drift["agreement"] == 1.0
 
 
@@ -302,12 +305,12 @@ def test_the_drift_of_keys_that_cannot_change_is_zero(full_net):
     still = CachingDenoiser.Twin(full_net)
     for block in still.blocks:   # keys from the bias alone, whatever the tokens
         block.qkv.weight.data.zero_()
-    drift = caching.CacheDrift(still, [torch.arange(4)], 12, 4, 6, 28, 29, dual=True)
+    drift = caching.CacheDrift(*SAMPLERS, still, [torch.arange(4)], 12, 4, 6, 28, 29, dual=True)
     assert drift["key_change"] == 0.0 and drift["key_size"] > 0
 
 
 def test_the_drift_with_one_block_has_no_change_to_measure(full_net):
-    drift = caching.CacheDrift(full_net, [torch.arange(4), torch.arange(2)], 8, 8, 4, 28, 29)
+    drift = caching.CacheDrift(*SAMPLERS, full_net, [torch.arange(4), torch.arange(2)], 8, 8, 4, 28, 29)
     assert 0 <= drift["agreement"] <= 1 and math.isnan(drift["key_change"])
 
 
@@ -322,6 +325,6 @@ def test_the_drift_pools_the_held_positions_of_each_refresh(full_net):
             for before, after in zip(kept[r - 1], kept[r]):
                 change.append((after - before)[:, :, :held].abs().flatten())
                 size.append(before[:, :, :held].abs().flatten())
-    drift = caching.CacheDrift(full_net, prompts, *args)
+    drift = caching.CacheDrift(*SAMPLERS, full_net, prompts, *args)
     assert math.isclose(drift["key_change"], float(torch.cat(change).mean()), rel_tol=1e-12)
     assert math.isclose(drift["key_size"], float(torch.cat(size).mean()), rel_tol=1e-12)
