@@ -20,11 +20,13 @@ HIDDEN_PACKAGE = "maskdiff_solutions"
 CLIENT_PACKAGE = "maskdiff_client"        # what hidden test cells import in the kernel
 COURSE_PACKAGES = (HIDDEN_PACKAGE, CLIENT_PACKAGE)   # a student file named like these is flagged
 SANDBOX_MODES = ("auto", "required", "off")
-CACHE_VARIABLE = "MASKDIFF_CACHE"          # where the stand-ins and the quick story denoiser are kept
+CACHE_VARIABLE = "MASKDIFF_CACHE"          # where the stand-ins and the quick denoisers are kept
 COURSE_ID = "maskdiff"                     # nbgrader's course_id of every gradebook we open
-# notebooks whose given cells load what a module of the package keeps in the cache: {notebook: module}.
-# warm_caches imports it by name, so an autograder holds it only for those notebooks (term/gradescope.py)
-KEPT_FOR = {"05_sampler_internals": "story_denoiser", "06_revising_and_faster": "story_denoiser"}
+# notebooks whose given cells load what modules of the package keep in the cache: {notebook: modules}.
+# warm_caches imports them by name, so an autograder holds them only for those notebooks (term/gradescope.py)
+KEPT_FOR = {"05_sampler_internals": ("story_denoiser",), "06_revising_and_faster": ("story_denoiser",),
+            "07_caching": ("story_denoiser", "block_denoiser")}
+KEEPERS = {"story_denoiser": "KeepQuickDenoiser", "block_denoiser": "KeepBlockDenoiser"}   # each module's keeper
 
 
 def plural(count, word, words=None):
@@ -47,8 +49,8 @@ def beside_cache(suffix):
 
 def warm_caches():
     """Build what the notebooks load under the grader (notebook 03's stand-in networks, notebooks 05
-    and 06's quick story denoiser) before any kernel runs: kernels get the cache read-only, and each
-    would otherwise build them again. Returns the cache folder."""
+    to 07's quick story denoiser and notebook 07's block-causal one) before any kernel runs: kernels get
+    the cache read-only, and each would otherwise build them again. Returns the cache folder."""
     folder = cache_folder()
     for kind in ("bert", "qwen"):
         try:
@@ -58,17 +60,17 @@ def warm_caches():
             pass  # Qwen3 on a transformers older than 4.51: notebook 03 says so itself
         except Exception as err:  # noqa: BLE001 - notebook 03 then says what is missing in its own cells
             print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
-    try:
-        story_denoiser = importlib.import_module(f"{HIDDEN_PACKAGE}.{KEPT_FOR['05_sampler_internals']}")
-        story_denoiser.KeepQuickDenoiser(folder)
-    except ModuleNotFoundError:
-        pass  # an autograder built for other notebooks
-    except Exception as err:  # noqa: BLE001 - notebooks 05 and 06 then train it themselves, in seconds
-        print(f"warning: could not train notebooks 05 and 06's quick story denoiser: {err}", file=sys.stderr)
+    for module in sorted({m for modules in KEPT_FOR.values() for m in modules}, key=list(KEEPERS).index):
+        try:
+            getattr(importlib.import_module(f"{HIDDEN_PACKAGE}.{module}"), KEEPERS[module])(folder)
+        except ModuleNotFoundError:
+            pass  # an autograder built for other notebooks
+        except Exception as err:  # noqa: BLE001 - the notebooks then train it themselves, in seconds
+            print(f"warning: could not train the quick denoiser of {module}.py: {err}", file=sys.stderr)
     if not folder.is_dir():
         return ""
     # the sandbox's user reads what is kept (safetensors writes 0600); nothing else of the folder
-    kept = [*folder.glob("stand-in-*"), *folder.glob("story-denoiser-*.pt")]
+    kept = [*folder.glob("stand-in-*"), *folder.glob("story-denoiser-*.pt"), *folder.glob("block-denoiser-*.pt")]
     for path in [folder, *(p for top in kept for p in [top, *(top.rglob("*") if top.is_dir() else [])])]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)

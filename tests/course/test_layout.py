@@ -48,15 +48,19 @@ def test_student_data_and_grading_output_are_ignored_by_git(path):
     assert done.returncode == 0, f"{path} is not in .gitignore"
 
 
-def test_the_cache_keeps_the_quick_story_denoiser_for_the_sandboxs_user(tmp_path, monkeypatch):
-    """warm_caches trains notebooks 05 and 06's quick story denoiser once (three steps here: the recipe
-    itself is tests/reference/test_story_denoiser.py's) where the kernels' cache is, readable by all."""
-    from maskdiff_solutions import models, story_denoiser
-    trained, real = [], story_denoiser.TrainQuickDenoiser
+def test_the_cache_keeps_the_quick_denoisers_for_the_sandboxs_user(tmp_path, monkeypatch):
+    """warm_caches trains notebooks 05 to 07's quick story denoiser and notebook 07's block-causal one once
+    each (three steps here: the recipes themselves are tests/reference/test_story_denoiser.py's and
+    test_caching.py's) where the kernels' cache is, readable by all."""
+    from maskdiff_solutions import block_denoiser, models, story_denoiser
+    trained, real, real_block = [], story_denoiser.TrainQuickDenoiser, block_denoiser.TrainBlockDenoiser
     monkeypatch.setattr(models, "StandIn", lambda kind, cache: None)   # notebook 03's: not this test's
-    monkeypatch.setattr(story_denoiser, "TrainQuickDenoiser", lambda: trained.append(1) or real(3))
+    monkeypatch.setattr(story_denoiser, "TrainQuickDenoiser", lambda: trained.append("story") or real(3))
+    monkeypatch.setattr(block_denoiser, "TrainBlockDenoiser", lambda: trained.append("block") or real_block(3))
     monkeypatch.setenv(layout.CACHE_VARIABLE, str(tmp_path / "cache"))
     assert layout.warm_caches() == str(tmp_path / "cache") == layout.warm_caches()
-    [kept] = (tmp_path / "cache").iterdir()
-    assert kept.name.startswith("story-denoiser-") and kept.stat().st_mode & 0o777 == 0o644 and trained == [1]
-    assert set(layout.KEPT_FOR) == {"05_sampler_internals", "06_revising_and_faster"}
+    kept = sorted((tmp_path / "cache").iterdir())
+    assert [k.name.split("-v")[0] for k in kept] == ["block-denoiser", "story-denoiser"] and trained == ["story", "block"]
+    assert all(k.stat().st_mode & 0o777 == 0o644 for k in kept)
+    assert layout.KEPT_FOR == {"05_sampler_internals": ("story_denoiser",), "06_revising_and_faster": ("story_denoiser",),
+                               "07_caching": ("story_denoiser", "block_denoiser")}

@@ -116,7 +116,7 @@ def bundle_modules(chosen):
     roots = [name for name in found if name.startswith(("maskdiff_solutions.course", "maskdiff_client"))]
     roots += ["maskdiff_solutions.__main__", "maskdiff_solutions.grading.checker"]
     roots += [f"maskdiff_solutions.grading.{module}" for name in chosen for module in PARTS[Path(name).stem]]
-    roots += [f"maskdiff_solutions.{KEPT_FOR[Path(name).stem]}" for name in chosen if Path(name).stem in KEPT_FOR]
+    roots += [f"maskdiff_solutions.{module}" for name in chosen for module in KEPT_FOR.get(Path(name).stem, ())]
     needed = import_graph.closure(found, roots)
     paths = {found[name] for name in needed}
     for name in needed:   # package data: colab.txt, the feedback page's templates

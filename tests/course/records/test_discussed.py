@@ -43,6 +43,8 @@ DISCUSSES = {
     "budget_rule": [],
     "update_by_hand": ["show_worked_example"],
     "when_blocks_help": ["plot_commit_order"],
+    "approximate_cache": ["plot_cache_drift"],
+    "exact_cache_price": ["show_costs"],
     "naming_trap": [],
     "remasking_fixes": ["plot_remasking"],
     "loop_fixes": ["plot_loop"],

@@ -25,6 +25,12 @@ MIRRORS = [
     ("06_revising_and_faster.ipynb", "corpus", "maskdiff_solutions/corpus"),
     ("05_sampler_internals.ipynb", "story_denoiser", "maskdiff_solutions/story_denoiser"),
     ("06_revising_and_faster.ipynb", "story_denoiser", "maskdiff_solutions/story_denoiser"),
+    *[("07_caching.ipynb", cell, module) for cell, module in [
+        ("denoiser", "maskdiff_client/denoiser"), ("training", "maskdiff_solutions/training"),
+        ("corpus", "maskdiff_solutions/corpus"), ("story_denoiser", "maskdiff_solutions/story_denoiser"),
+        ("caching_denoiser", "maskdiff_solutions/block_denoiser"), ("block_training", "maskdiff_solutions/block_denoiser"),
+        ("counted", "maskdiff_solutions/caching"), ("block_causal_sampler", "maskdiff_solutions/caching"),
+        ("cache_drift", "maskdiff_solutions/caching"), ("threshold_sampler", "maskdiff_solutions/caching")]],
 ]
 
 
