@@ -8,6 +8,7 @@ Drivers contain no reference solution: only loops that call the student's code o
 checker chose.
 """
 import contextlib
+import inspect
 import io
 
 import numpy as np
@@ -61,9 +62,11 @@ def _raised(err):
     return ["raised", type(err).__name__, _text(err), [c.__name__ for c in type(err).__mro__][:20]]
 
 
-def outcome(function, args=(), kwargs=None):
+def outcome(function, args=(), kwargs=None, sent_back=()):
     """One call on fresh copies of args: ["ok", value, {index: arg after the call} for each tensor or
-    array argument the call changed in place] or ["raised", type name, message]."""
+    array argument the call changed in place] or ["raised", type name, message]. With `sent_back`
+    (argument indices), "ok" carries a fourth item, {index: that argument as the call left it}: a list
+    the function fills, say."""
     given = [_fresh(a) for a in args]
     kept = [_fresh(a) for a in given]
     try:
@@ -72,7 +75,8 @@ def outcome(function, args=(), kwargs=None):
         raise
     except BaseException as err:  # noqa: BLE001 - SystemExit included: a finding, not an exit
         return _raised(err)
-    return ["ok", value, {i: given[i] for i in range(len(given)) if _changed(given[i], kept[i])}]
+    done = ["ok", value, {i: given[i] for i in range(len(given)) if _changed(given[i], kept[i])}]
+    return done + [{int(i): given[int(i)] for i in sent_back}] if sent_back else done
 
 
 def call_many(function, arg_lists, kwargs=None):
@@ -127,11 +131,16 @@ def chains(function, start, ts, guess, mask, runs=1, extra=()):
     return {"trace": trace, "mutated": mutated, "errors": errors}
 
 
-def call_with_globals(function, names, args=(), kwargs=None):
+def call_with_globals(function, names, args=(), kwargs=None, filled=()):
     """Call a function with some of the globals it reads (the notebook's tokenizer, an earlier
     helper, ...) bound to the given values, its printout captured; the notebook's own values are put
-    back afterwards. ["ok", value, printed] or ["raised", type name, message, printed]."""
-    namespace = getattr(function, "__globals__", None)
+    back afterwards. ["ok", value, printed] or ["raised", type name, message, printed]; with `filled`
+    (argument indices: lists the function fills), "ok" carries a fourth item, {index: that argument
+    as the call left it}."""
+    try:   # a decorated function (@torch.no_grad()) reads the globals of the one it wraps
+        namespace = getattr(inspect.unwrap(function), "__globals__", None)
+    except Exception:  # noqa: BLE001 - a cycle of __wrapped__, or an object that breaks unwrap
+        namespace = None
     if namespace is None:
         name = getattr(function, "__name__", type(function).__name__)
         return ["raised", "NotAFunction", f"a {type(function).__name__}, not a function defined with "
@@ -142,7 +151,7 @@ def call_with_globals(function, names, args=(), kwargs=None):
     namespace.update(names)
     try:
         with contextlib.redirect_stdout(printed):
-            result = outcome(function, args, kwargs)
+            result = outcome(function, args, kwargs, filled)
     finally:
         for name, value in saved.items():
             if value is missing:
@@ -150,7 +159,7 @@ def call_with_globals(function, names, args=(), kwargs=None):
             else:
                 namespace[name] = value
     text = printed.getvalue()[:MAX_PRINTED]
-    return ["ok", result[1], text] if result[0] == "ok" else result[:4] + [text]
+    return ["ok", result[1], text, *result[3:]] if result[0] == "ok" else result[:4] + [text]
 
 
 # --------------------------------------------------------------------------- the training loss

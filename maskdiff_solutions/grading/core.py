@@ -92,9 +92,11 @@ class Student:
         return self.drive("chains", start=start, ts=list(ts), guess=guess, mask=mask, runs=int(runs),
                           extra=list(extra))
 
-    def with_globals(self, names, *args):
-        """One call with some of the globals the function reads bound to ours (drivers.call_with_globals)."""
-        return self.drive("call_with_globals", names=dict(names), args=list(args))
+    def with_globals(self, names, *args, filled=()):
+        """One call with some of the globals the function reads bound to ours (drivers.call_with_globals);
+        `filled`: the indices of arguments (lists it fills) sent back as the call left them."""
+        extra = {"filled": [int(i) for i in filled]} if filled else {}
+        return self.drive("call_with_globals", names=dict(names), args=list(args), **extra)
 
 
 class LocalStudent(Student):

@@ -1,13 +1,21 @@
 """Hidden function checks of notebook 07: the reference passes under any seed, so do the catalog's solution
 cells and correct functions written in other styles (a lower triangle with the blocks filled in, numpy,
 a double loop over Python lists, numbers compared into Booleans; a loop over the calls, a 0-d tensor,
-a numpy integer, a float), and every mutant loses exactly the marks it names."""
+a numpy integer, a float; samplers that rank the block alone, keep their cache in other shapes and
+orders, rank in float64 without the helpers), and every mutant loses exactly the marks it names. The
+samplers' checks leave rounding no tie to break, and their reference is the uncached sampler's."""
+import math
 import re
 from pathlib import Path
 
 import pytest
+import torch
 
+from maskdiff_solutions import caching as reference
 from maskdiff_solutions import grading
+from maskdiff_solutions import revising
+from maskdiff_solutions.grading import caching_samplers as samplers
+from maskdiff_solutions.grading.core import Failure, as_student
 from maskdiff_solutions.course.intake import notebooks
 from tests.mutants import AHEAD_OF_THEIR_NOTEBOOK, Mutant
 from tests.mutants import caching as catalog
@@ -15,7 +23,9 @@ from tests.support import function_checks
 
 pytestmark = pytest.mark.nb07
 
-CHECKS = ["BlockCausalMask.mask", "BlockCausalMask.errors", "TokensProcessed.counts", "TokensProcessed.errors"]
+CHECKS = ["BlockCausalMask.mask", "BlockCausalMask.errors", "TokensProcessed.counts", "TokensProcessed.errors",
+          "SampleBlocksCached.exact", "SampleBlocksCached.errors", "SampleBlocksPrefixCache.prefix",
+          "SampleBlocksPrefixCache.dual"]
 FUNCTIONS = function_checks.functions(CHECKS)
 xdist_group = function_checks.xdist_group   # tests/conftest.py reads it: the tests share nothing
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "maskdiff" / "07_caching.ipynb"
@@ -27,7 +37,7 @@ def checks_of(function):
 
 # every check registered is here; the reference passes under every seed, so do the catalog's cells
 test_every_registered_check_is_covered, test_reference_passes, test_the_catalogs_solution_cells_pass = \
-    function_checks.shared_tests(CHECKS, "caching", catalog.REFERENCE)
+    function_checks.shared_tests(CHECKS, ("caching", "caching_samplers"), catalog.REFERENCE)
 
 
 def test_the_catalog_waits_for_its_notebook():
@@ -219,6 +229,151 @@ def TokensProcessed(prompt_length, gen_length, block_length, steps, cache):
 ''',
     },
 }
+STYLES["SampleBlocksCached"] = {
+    "the block ranked alone, past rebuilt from a list of caches, attend all True, arguments by position": '''
+def SampleBlocksCached(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even"):
+    if min(gen_length, block_length, steps) < 1:
+        raise ValueError("gen_length, block_length and steps must be positive")
+    n_blocks, rest = divmod(gen_length, block_length)
+    if rest or steps % n_blocks:
+        raise ValueError("blocks must fill gen_length and share the steps evenly")
+    prompt = torch.as_tensor(prompt).long().flatten()
+    P = prompt.numel()
+    row = torch.full((1, P + gen_length), mask_id, dtype=torch.long)
+    row[0, :P] = prompt
+    stored = [net(row[:, :P])[1]] if P else []
+
+    def joined():
+        if not stored:
+            return None
+        return tuple((torch.cat([s[layer][0] for s in stored], dim=2), torch.cat([s[layer][1] for s in stored], dim=2))
+                     for layer in range(len(stored[0])))
+
+    controls = list({mask_id, pad_id, *control_ids})
+    for b in range(n_blocks):
+        lo, hi = P + b * block_length, P + (b + 1) * block_length
+        for count in TransferCounts(block_length, steps // n_blocks, rule):
+            past = joined()
+            cached = 0 if past is None else past[0][0].shape[2]
+            attend = torch.ones(block_length, cached + block_length, dtype=torch.bool)
+            logits, _ = net(row[:, lo:hi], attend, past, lo)
+            block = row[:, lo:hi].clone()
+            confidence, candidates = candidate_distributions(lambda _: logits, block, controls).max(-1)
+            slots = torch.ones_like(block, dtype=torch.bool)
+            row[:, lo:hi] = reverse_update(block, candidates, confidence, slots, [count], mask_id, pad_id)
+        if b + 1 < n_blocks:
+            stored.append(net(row[:, lo:hi], None, joined(), lo)[1])
+    return row[0]
+''',
+    "no helpers: a float64 softmax ranked by hand, keys and values in two lists, newest block first": '''
+def SampleBlocksCached(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(), rule="even"):
+    if gen_length <= 0 or block_length <= 0 or steps <= 0:
+        raise ValueError("lengths and steps must be at least 1")
+    if gen_length % block_length != 0:
+        raise ValueError("gen_length % block_length != 0")
+    n = gen_length // block_length
+    if steps % n != 0:
+        raise ValueError("steps % blocks != 0")
+    x = torch.tensor([int(t) for t in prompt] + [mask_id] * gen_length)[None]
+    P = x.shape[1] - gen_length
+    keys = values = None
+    if P:
+        present = net(x[:, :P])[1]
+        keys, values = [k for k, _ in present], [v for _, v in present]
+    banned = sorted({mask_id, pad_id, *control_ids})
+    for j in range(n):
+        a, b = P + j * block_length, P + (j + 1) * block_length
+        for reveal in TransferCounts(block_length, steps // n, rule):
+            past = None if keys is None else list(zip(keys, values))
+            logits = net(x[:, a:b], past=past, start=a)[0][0].double()
+            logits[:, banned] = -math.inf
+            best, choice = logits.softmax(-1).max(-1)
+            best[x[0, a:b] != mask_id] = -1.0
+            for i in best.argsort(descending=True)[:int(reveal)].tolist():
+                x[0, a + i] = choice[i]
+        if j < n - 1:
+            present = net(x[:, a:b], past=None if keys is None else list(zip(keys, values)), start=a)[1]
+            if keys is None:
+                keys, values = [k for k, _ in present], [v for _, v in present]
+            else:
+                keys = [torch.cat([new, old], 2) for (new, _), old in zip(present, keys)]
+                values = [torch.cat([new, old], 2) for (_, new), old in zip(present, values)]
+    return x[0]
+''',
+}
+STYLES["SampleBlocksPrefixCache"] = {
+    "index_select of the cached positions, kept as tuples, the block ranked alone": '''
+def SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
+                            rule="even", dual=False, kept=None):
+    if min(gen_length, block_length, steps) < 1 or gen_length % block_length:
+        raise ValueError("gen_length must be a positive multiple of block_length, steps positive")
+    n = gen_length // block_length
+    if steps % n:
+        raise ValueError("steps must be a multiple of the number of blocks")
+    prompt = torch.as_tensor(prompt, dtype=torch.long).view(-1)
+    P = len(prompt)
+    L = P + gen_length
+    x = torch.cat([prompt, prompt.new_full((gen_length,), mask_id)]).unsqueeze(0)
+    controls = sorted(set(control_ids) | {mask_id, pad_id})
+    for j in range(n):
+        a, b = P + j * block_length, P + (j + 1) * block_length
+        for i, count in enumerate(TransferCounts(block_length, steps // n, rule)):
+            if i == 0:
+                logits, present = net(x)
+                if kept is not None:
+                    kept.append(tuple(k.clone() for k, _ in present))
+                outside = torch.cat([torch.arange(a), torch.arange(b, L)]) if dual else torch.arange(a)
+                past = [(k.index_select(2, outside), v.index_select(2, outside)) for k, v in present]
+                block_logits = logits[:, a:b]
+            else:
+                block_logits = net(x[:, a:b] if dual else x[:, a:], past=past, start=a)[0][:, :block_length]
+            block = x[:, a:b]
+            confidence, candidates = candidate_distributions(lambda _: block_logits, block, controls).max(-1)
+            slots = torch.ones_like(block, dtype=torch.bool)
+            x = torch.cat([x[:, :a], reverse_update(block, candidates, confidence, slots, [count], mask_id, pad_id),
+                           x[:, b:]], 1)
+    return x.squeeze(0)
+''',
+    "the dual cache's suffix first, a float64 softmax ranked with numpy, a [1, L] row returned": '''
+def SampleBlocksPrefixCache(net, prompt, gen_length, block_length, steps, mask_id, pad_id, control_ids=(),
+                            rule="even", dual=False, kept=None):
+    for name, value in (("gen_length", gen_length), ("block_length", block_length), ("steps", steps)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1")
+    if gen_length % block_length:
+        raise ValueError("gen_length must be a multiple of block_length")
+    blocks = gen_length // block_length
+    if steps % blocks:
+        raise ValueError("steps must be a multiple of the number of blocks")
+    P = len(prompt)
+    x = torch.full((1, P + gen_length), mask_id, dtype=torch.long)
+    x[0, :P] = torch.as_tensor(prompt)
+    banned = list({mask_id, pad_id, *control_ids})
+    for j in range(blocks):
+        a, b = P + j * block_length, P + (j + 1) * block_length
+        budgets = TransferCounts(block_length, steps // blocks, rule)
+        for call in range(len(budgets)):
+            if call == 0:
+                logits, present = net(x)
+                logits = logits[0, a:b]
+                if kept is not None:
+                    kept.append([k for k, v in present])
+                if dual:
+                    past = [(torch.cat([k[:, :, b:], k[:, :, :a]], 2), torch.cat([v[:, :, b:], v[:, :, :a]], 2))
+                            for k, v in present]
+                else:
+                    past = [(k[:, :, :a], v[:, :, :a]) for k, v in present]
+            else:
+                logits = net(x[:, a:b] if dual else x[:, a:], None, past, a)[0][0, :block_length]
+            logits = logits.double()
+            logits[:, banned] = -math.inf
+            probs = torch.softmax(logits, dim=-1).numpy()
+            confidence = np.where(x[0, a:b].numpy() == mask_id, probs.max(axis=1), -np.inf)
+            for i in np.argsort(-confidence, kind="stable")[:int(budgets[call])]:
+                x[0, a + int(i)] = int(probs[i].argmax())
+    return x
+''',
+}
 test_other_correct_styles_pass = function_checks.styles_test(CHECKS, STYLES)
 
 
@@ -267,3 +422,125 @@ def test_a_wrong_count_spells_out_the_calls():
 def test_a_count_is_one_whole_number(value):
     source = f"def TokensProcessed(*args):\n    return {value!r}\n".replace("nan", "float('nan')")
     assert not grading.evaluate("TokensProcessed.counts", Mutant("TokensProcessed", "odd", source, ()).load()).passed
+
+
+# ---------------------------------------------------------------- the samplers' checks
+
+def sampler_cases(kind):
+    """(case, seed, plan) of each run a sampler check makes, by the kind of cache."""
+    if kind == "exact":
+        return [(case, seed, samplers.exact_plan(*case[:4])) for seed, case in enumerate(samplers.EXACT_CASES)]
+    return [(case, seed, samplers.prefix_plan(*case[:4], kind == "dual"))
+            for seed, (case, _) in enumerate(samplers.PREFIX_CASES)]
+
+
+def reference_run(kind, case, seed):
+    """The reference sampler's run on the check's network: (its calls, (start, ids, logits) of each, the row)."""
+    P, G, B, steps, mask_id, pad_id, control, rule = case
+    prompt = torch.randint(2, 21, (P,), generator=torch.Generator().manual_seed(1000 + seed))
+    net = samplers.RecordingNet(samplers.random_network(seed, pad_id))
+    seen = []
+
+    def model(x, attend=None, past=None, start=0):
+        logits, present = net(x, attend, past, start)
+        seen.append((start, x[0].clone(), logits[0]))
+        return logits, present
+
+    args = [prompt, G, B, steps, mask_id, pad_id, control or (), rule or "even"]
+    if kind == "exact":
+        row = reference.SampleBlocksCached(model, *args)
+    else:
+        row = reference.SampleBlocksPrefixCache(model, *args, kind == "dual")
+    return net.calls, seen, row
+
+
+@pytest.mark.parametrize("kind", ["exact", "prefix", "dual"])
+def test_the_samplers_checks_follow_the_reference_and_count_its_positions(kind):
+    """The plan each check holds students to is the reference's own sequence of calls, and runs
+    TokensProcessed's positions; the exact cache writes the uncached block-causal sampler's row."""
+    for case, seed, plan in sampler_cases(kind):
+        P, G, B, steps, mask_id, pad_id, control, rule = case
+        calls, _, row = reference_run(kind, case, seed)
+        assert [(c.start, c.n, c.cached) for c in calls] == [(e.start, e.n, len(e.held)) for e in plan]
+        assert sum(e.n for e in plan) == reference.TokensProcessed(P, G, B, steps, kind)
+        if kind == "exact":
+            prompt = torch.randint(2, 21, (P,), generator=torch.Generator().manual_seed(1000 + seed))
+            net = samplers.random_network(seed, pad_id)
+            uncached = reference.SampleBlocksBlockCausal(net, prompt, G, B, steps, mask_id, pad_id, control or (),
+                                                         rule or "even")
+            assert torch.equal(row, uncached), case
+
+
+@pytest.mark.parametrize("kind", ["exact", "prefix", "dual"])
+def test_the_samplers_checks_leave_rounding_no_tie_to_break(kind):
+    """The module docstring's promise: along the reference's run, every masked position of the block has a
+    best candidate ahead of its runner-up by 1e-3 or more (in probability, as candidate_distributions
+    computes it), and the last confidence a call commits is 4e-3 or more above the first it leaves;
+    a correct sampler's rounding (1e-15 in float64, 1e-7 once candidate_distributions goes to float32)
+    changes no decision."""
+    lead = margin = math.inf
+    for case, seed, plan in sampler_cases(kind):
+        P, G, B, steps, mask_id, pad_id, control, rule = case
+        budget = revising.TransferCounts(B, steps // (G // B), rule or "even")
+        banned = torch.tensor(sorted({mask_id, pad_id, *(control or ())}))
+        _, seen, _ = reference_run(kind, case, seed)
+        for (start, ids, logits), want in zip(seen, plan):
+            if not want.k:   # the prompt's run, a clean run: nothing committed
+                continue
+            block = slice(P + (want.block - 1) * B - start, P + want.block * B - start)
+            probs = torch.softmax(logits.float().index_fill(-1, banned, -math.inf), -1)[block]
+            top = probs[ids[block] == mask_id].topk(2, dim=-1).values
+            lead = min(lead, float((top[:, 0] - top[:, 1]).min()))
+            k = budget[want.k - 1]
+            confidence = top[:, 0].sort(descending=True).values
+            if 0 < k < len(confidence):
+                margin = min(margin, float(confidence[k - 1] - confidence[k]))
+    assert lead >= 1e-3 and margin >= 4e-3, (lead, margin)
+
+
+def mutant_message(name, check):
+    mutant = next(m for m in catalog.MUTANTS if m.name == name)
+    return grading.evaluate(check, mutant.load()).message
+
+
+def test_a_sampler_that_stores_a_block_before_it_is_final_is_told_so():
+    said = mutant_message("the clean run's keys dropped, the last call's (still masked) appended",
+                          "SampleBlocksCached.exact")
+    assert said == ("SampleBlocksCached(net, prompt, 4, 1, 4, 1, 0, (5,), 'even') with a prompt of 0 ids: the past "
+                    "of call 3 of net (block 2's call 1): the keys and values of position 0 were made by call 1, "
+                    "while its block still had masks: a block's keys and values are stored from one more, clean, "
+                    "run after its last call, once its ids are final"), said
+
+
+def test_a_sampler_that_runs_the_last_block_again_is_told_nothing_reads_it():
+    said = mutant_message("the last block run clean too, its keys stored for nothing", "SampleBlocksCached.exact")
+    assert said == ("SampleBlocksCached(net, prompt, 4, 1, 4, 1, 0, (5,), 'even') with a prompt of 0 ids: call 8 of "
+                    "net ran position 3 (start=3) seeing 3 cached after the last one it should make (block 4's call "
+                    "1): nothing reads the last block's keys and values, so the last block is not run again (each "
+                    "finished block but the last gets one clean run); in all 8 calls ran 8 positions, not 7 running "
+                    "7"), said
+
+
+def test_a_hidden_key_and_a_stale_block_are_named():
+    said = mutant_message("cached calls causal token by token inside the block", "SampleBlocksCached.exact")
+    assert "was handed a mask that hid the key of x's position 1 from the query of x's position 0" in said, said
+    said = mutant_message("dual: the block's own stale keys kept in the cache", "SampleBlocksPrefixCache.dual")
+    assert said.endswith("the past of call 2 of net (block 1's call 2) holds positions 0 to 1; the dual cache holds "
+                         "every position but the block's (positions 0 to 1), whose ids change as it fills"), said
+
+
+def test_the_prompt_run_again_is_named():
+    """A sampler that keeps the prompt's keys yet runs the prompt again with every block (the first case with a
+    prompt, the check's fourth)."""
+    source = catalog.REFERENCE["SampleBlocksCached"].replace(
+        "logits = net(x[:, start:end], past=past, start=start)[0]",
+        "logits = net(x[:, :end], BlockCausalMask(end, block_length, P))[0][:, start:]")
+    case, seed = samplers.EXACT_CASES[3], 3
+    student = as_student(Mutant("SampleBlocksCached", "again", source, ()).load())
+    with pytest.raises(Failure) as failed:
+        samplers.judged(student, reference.SampleBlocksCached, case, seed, samplers.exact_plan(*case[:4]), "it",
+                        samplers.ExactRules(case))
+    assert str(failed.value) == (
+        "it: call 2 of net ran positions 0 to 8 (start=0) seeing 0 cached; it should be block 1's call 1, positions "
+        "5 to 8 (start=5) seeing 5 cached: the prompt ran again. It runs once, first, as net(x[:, :P]); its keys and "
+        "values are kept in past, and every later call runs the current block only")

@@ -54,6 +54,17 @@ def test_student_exceptions_become_plain_failures():
     assert grading.evaluate("MakeSchedule", MakeSchedule).message == "MakeSchedule(1) raised ValueError: T must be positive"
 
 
+def test_with_globals_reaches_a_decorated_function_and_sends_back_what_it_filled():
+    """A function under @torch.no_grad() reads the globals of the one it wraps: those are bound (notebook
+    07's samplers), and put back after; `filled` arguments come back as the call left them."""
+    namespace = {"torch": torch}
+    exec("@torch.no_grad()\ndef fill(out):\n    out.append(helper())\n    return helper()\n", namespace)
+    student = core.as_student(namespace["fill"])
+    assert student.with_globals({"helper": lambda: 7}, [1], filled=[0]) == ["ok", 7, "", {0: [1, 7]}]
+    assert student.with_globals({"helper": lambda: 8}, []) == ["ok", 8, ""]
+    assert "helper" not in namespace
+
+
 def test_run_raises_only_the_message():
     with pytest.raises(core.GradingFailure, match=r"^\[MakeSchedule\] MakeSchedule\(1\) should return"):
         grading.run("MakeSchedule", lambda T: None)

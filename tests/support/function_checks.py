@@ -30,14 +30,16 @@ def checks_of(checks, function):
     return [name for name in checks if function_of(name) == function]
 
 
-def shared_tests(checks, module, cells):
-    """The tests of `checks`, the checks grading/<module>.py registers, that every such file holds: they
-    are all its module registers, the reference passes each under every seed, and so do `cells`, the
-    solution cells (by function) the file's mutants are edits of. Bind them to the test names the file
-    gives them: pytest collects them under those."""
+def shared_tests(checks, modules, cells):
+    """The tests of `checks`, the checks grading/<module>.py registers (for each of `modules`, a name or a
+    tuple of them), that every such file holds: they are all its modules register, the reference passes
+    each under every seed, and so do `cells`, the solution cells (by function) the file's mutants are
+    edits of. Bind them to the test names the file gives them: pytest collects them under those."""
+    modules = (modules,) if isinstance(modules, str) else tuple(modules)
 
     def test_every_registered_check_is_covered():
-        mine = {name for name, check in grading.CHECKS.items() if check.__module__.endswith(f"grading.{module}")}
+        mine = {name for name, check in grading.CHECKS.items()
+                if check.__module__.rsplit(".", 1)[-1] in modules and ".grading." in check.__module__}
         assert mine == set(checks)
 
     @pytest.mark.parametrize("seed", SEEDS)
