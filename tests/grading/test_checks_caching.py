@@ -17,7 +17,7 @@ from maskdiff_solutions import revising
 from maskdiff_solutions.grading import caching_samplers as samplers
 from maskdiff_solutions.grading.core import Failure, as_student
 from maskdiff_solutions.course.intake import notebooks
-from tests.mutants import AHEAD_OF_THEIR_NOTEBOOK, Mutant
+from tests.mutants import Mutant
 from tests.mutants import caching as catalog
 from tests.support import function_checks
 
@@ -40,14 +40,12 @@ test_every_registered_check_is_covered, test_reference_passes, test_the_catalogs
     function_checks.shared_tests(CHECKS, ("caching", "caching_samplers"), catalog.REFERENCE)
 
 
-def test_the_catalog_waits_for_its_notebook():
-    """Notebook 07 is still to be written: its catalog is kept out of what places mutants in notebooks
-    (tests/mutants/__init__.py). Once the notebook is in, drop "caching" there and "07_caching" in
-    tests/course/term/test_gradescope.py, and hold REFERENCE to its cells as test_checks_revising.py does."""
-    assert "caching" in AHEAD_OF_THEIR_NOTEBOOK
-    assert not NOTEBOOK.exists(), "notebook 07 is in: its mutants can go in its cells now"
-    defined = {notebooks.grade_id(cell) for path in NOTEBOOK.parent.glob("*.ipynb") for cell in notebooks.read(path).cells}
-    assert not defined & set(FUNCTIONS)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_the_catalogs_solution_cells_are_the_notebooks(function):
+    """The mutants are edits of the notebook's own solution: when the notebook's cell changes, copy it
+    into tests/mutants/caching.py's REFERENCE and check that every mutant still reads as its bug."""
+    cells = {notebooks.grade_id(cell): cell.source for cell in notebooks.read(NOTEBOOK).cells}
+    assert solution_code(cells[function]) == catalog.REFERENCE[function].strip()
 
 
 def solution_code(source):

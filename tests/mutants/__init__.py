@@ -78,10 +78,10 @@ class Edits:
                              "if gen_length % block_length:")]
 
 
-# Catalogs whose notebook is still to be written: their checks and mutants land first (notebook 07's,
-# issue 55). Whatever places a mutant in its notebook's cell takes catalog(in_notebooks=True); the checks
-# judge them all. tests/grading/test_checks_caching.py fails once the notebook is there: then drop it here.
-AHEAD_OF_THEIR_NOTEBOOK = ("caching",)
+# Catalogs whose notebook is still to be written: their checks and mutants may land first (notebook 07's
+# did). Whatever places a mutant in its notebook's cell takes catalog(in_notebooks=True); the checks judge
+# them all. Drop a catalog from here once its notebook is in, and hold REFERENCE to the notebook's cells.
+AHEAD_OF_THEIR_NOTEBOOK = ()
 
 
 def catalog(in_notebooks=False):

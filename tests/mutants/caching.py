@@ -1,8 +1,7 @@
 """Bugs students make in notebook 07 (the block-causal mask, the positions each cache runs, the exact cache
 of a block-causal network and the prefix and dual caches of a bidirectional one). Each mutant
 is an edit of the correct solution cell in REFERENCE, so the catalog reads as the bug and nothing else.
-Notebook 07 is still to be written (issue 55): REFERENCE is the solution its cells should hold, and
-tests/grading/test_checks_caching.py compares the two once the notebook is there."""
+REFERENCE is the notebook's own solution (tests/grading/test_checks_caching.py holds the two equal)."""
 from . import Edits
 
 REFERENCE = {
