@@ -1,6 +1,7 @@
-"""Notebook 06 graded through the command line (`python -m maskdiff_solutions grade`), as an
-instructor runs it: the reference gets full marks, the untouched release 0, and a student who made one
-catalog bug in each graded function loses exactly the points of the checks those bugs must fail.
+"""Notebooks 06 and 07 graded through the command line (`python -m maskdiff_solutions grade`), as an
+instructor runs it, in one run: the reference gets full marks, the untouched release 0, and a student
+who made one catalog bug in each graded function loses exactly the points of the checks those bugs
+must fail.
 
 One bug per function in one notebook: the checks grade each function apart (one bug never costs
 twice: tests/grading/test_one_bug_once.py), so the lost tests are the union of the bugs' checks, and a
@@ -15,63 +16,79 @@ import pytest
 from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.term.demo import with_answer
 from maskdiff_solutions.course.records.rows import CSV_NAME
-from tests.mutants import revising
+from tests.mutants import caching, revising
 from tests.support.points import points_of
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
-NB = "06_revising_and_faster"
-BUGS = {  # one realistic bug per graded function of notebook 06, none of which raises in a drawing cell
-    "TransferCounts": "even: the remainder goes to the last steps",
-    "SampleBlocks": "every block gets all the steps",
-    "CommitAbove": "the masks alone: masks outside the slots are committed",
-    "RemaskSigma": "the two schedules swapped",
-    "RemaskStep": "remasks the prompt: fixed ignored when remasking",
-    "RemaskLoop": "n - 1 steps",
-    "SampleEntropy": "in bits",
-    "Perplexity": "no shift: each position scores its own token",
+NOTEBOOKS = {  # one realistic bug per graded function, none of which raises in a drawing cell
+    "06_revising_and_faster": (revising, {
+        "TransferCounts": "even: the remainder goes to the last steps",
+        "SampleBlocks": "every block gets all the steps",
+        "CommitAbove": "the masks alone: masks outside the slots are committed",
+        "RemaskSigma": "the two schedules swapped",
+        "RemaskStep": "remasks the prompt: fixed ignored when remasking",
+        "RemaskLoop": "n - 1 steps",
+        "SampleEntropy": "in bits",
+        "Perplexity": "no shift: each position scores its own token",
+    }),
+    "07_caching": (caching, {
+        "BlockCausalMask": "a block sees the next one too",
+        "TokensProcessed": "exact: the prompt counted twice, stored and run with the first block",
+        "SampleBlocksCached": "the last block run clean too, its keys stored for nothing",
+        "SampleBlocksPrefixCache": "dual: only the prefix cached, the suffix dropped",
+    }),
 }
 
 
-def bugs():
-    chosen = [m for m in revising.MUTANTS if BUGS.get(m.function) == m.name]
-    assert sorted(m.function for m in chosen) == sorted(BUGS), "a chosen mutant left the catalog"
+def bugs(nb):
+    catalog, chosen_names = NOTEBOOKS[nb]
+    chosen = [m for m in catalog.MUTANTS if chosen_names.get(m.function) == m.name]
+    assert sorted(m.function for m in chosen) == sorted(chosen_names), "a chosen mutant left the catalog"
     return chosen
 
 
-def test_every_graded_function_of_notebook_06_has_its_bug_here(course):
-    source = notebooks.read(course.source_dir / f"{NB}.ipynb")
+@pytest.mark.parametrize("nb", NOTEBOOKS)
+def test_every_graded_function_has_its_bug_here(course, nb):
+    catalog, chosen = NOTEBOOKS[nb]
+    source = notebooks.read(course.source_dir / f"{nb}.ipynb")
     graded = {notebooks.grade_id(c) for c in source.cells if notebooks.is_solution(c)}
-    assert set(BUGS) == graded & {m.function for m in revising.MUTANTS}
-    assert set(BUGS) == {m.function for m in revising.MUTANTS}
+    assert set(chosen) == graded & {m.function for m in catalog.MUTANTS}
+    assert set(chosen) == {m.function for m in catalog.MUTANTS}
 
 
-def test_notebook_06_through_the_cli(course, tmp_path):
-    release = course.release_dir / f"{NB}.ipynb"
-    source = notebooks.read(course.source_dir / f"{NB}.ipynb")
-    buggy = notebooks.solved(source, notebooks.read(release))
-    for mutant in bugs():
-        buggy = with_answer(buggy, mutant.function, mutant.source)
-    handed = {"reference": notebooks.solved(source, notebooks.read(release)),
-              "untouched": notebooks.read(release), "buggy": buggy}
-    for student, nb in handed.items():
+def test_notebooks_06_and_07_through_the_cli(course, tmp_path):
+    handed = {"reference": {}, "untouched": {}, "buggy": {}}
+    for nb in NOTEBOOKS:
+        release = course.release_dir / f"{nb}.ipynb"
+        source = notebooks.read(course.source_dir / f"{nb}.ipynb")
+        buggy = notebooks.solved(source, notebooks.read(release))
+        for mutant in bugs(nb):
+            buggy = with_answer(buggy, mutant.function, mutant.source)
+        handed["reference"][nb] = notebooks.solved(source, notebooks.read(release))
+        handed["untouched"][nb], handed["buggy"][nb] = notebooks.read(release), buggy
+    for student, books in handed.items():
         (tmp_path / "collected" / student).mkdir(parents=True)
-        notebooks.write(nb, tmp_path / "collected" / student / f"{NB}.ipynb")
+        for nb, book in books.items():
+            notebooks.write(book, tmp_path / "collected" / student / f"{nb}.ipynb")
 
     done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(course.root),
                            "grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
-                           "--notebook", "06", "--jobs", "2", "--no-canary"],
+                           "--notebook", "06", "--notebook", "07", "--jobs", "2", "--no-canary"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     with open(tmp_path / "ws" / CSV_NAME) as handle:
-        rows = {row["student"]: row for row in csv.DictReader(handle) if row["notebook"] == NB}
-    full = points_of(course, NB)
-    assert set(rows) == set(handed)
-    assert all(row["status"] == "graded" for row in rows.values()), rows
-    assert float(rows["reference"]["auto_score"]) == float(rows["reference"]["auto_max"]) == full
-    assert float(rows["untouched"]["auto_score"]) == 0
+        graded = list(csv.DictReader(handle))
+    for nb in NOTEBOOKS:
+        rows = {row["student"]: row for row in graded if row["notebook"] == nb}
+        source = notebooks.read(course.source_dir / f"{nb}.ipynb")
+        full = points_of(course, nb)
+        assert set(rows) == set(handed)
+        assert all(row["status"] == "graded" for row in rows.values()), rows
+        assert float(rows["reference"]["auto_score"]) == float(rows["reference"]["auto_max"]) == full, nb
+        assert float(rows["untouched"]["auto_score"]) == 0, nb
 
-    expected = {"test_" + check.replace(".", "_") for m in bugs() for check in m.fails}
-    failed = set(rows["buggy"]["failed_tests"].split())
-    assert failed == expected, f"missing {expected - failed}, extra {failed - expected}"
-    tests = {notebooks.grade_id(c): notebooks.nbgrader(c)["points"] for c in source.cells if notebooks.is_test(c)}
-    assert float(rows["buggy"]["auto_score"]) == full - sum(tests[t] for t in expected)
+        expected = {"test_" + check.replace(".", "_") for m in bugs(nb) for check in m.fails}
+        failed = set(rows["buggy"]["failed_tests"].split())
+        assert failed == expected, f"{nb}: missing {expected - failed}, extra {failed - expected}"
+        tests = {notebooks.grade_id(c): notebooks.nbgrader(c)["points"] for c in source.cells if notebooks.is_test(c)}
+        assert float(rows["buggy"]["auto_score"]) == full - sum(tests[t] for t in expected), nb
