@@ -98,7 +98,8 @@ def test_setup_grades_the_reference_at_build_time(autograder):
 def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     """Built for 01: no other notebook, none of their references or checks, not the instructors'
     README. Built for 06: notebook 05's reference, which 06's checks use, the story denoiser the grader
-    keeps for it, and not 05's notebook."""
+    keeps for it, and not 05's notebook. Built for 07: both denoisers the grader keeps for it, its three
+    modules of checks, and no other notebook's."""
     others = ["02_undiffusing", "03_real_language_model", "04_training", "05_sampler_internals", "06_revising_and_faster"]
     references = ["sampling", "chat", "corpus", "loss", "training", "batched", "revising", "experiments"]
     archive, _ = gradescope.build(course, tmp_path / "01.zip", ["01"])
@@ -122,6 +123,15 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     assert "course/maskdiff_solutions/story_denoiser.py" in names   # what warm_caches keeps for 06 (KEPT_FOR)
     assert not [name for name in names if name.endswith(".ipynb") and others[-1] not in name]
     assert "course/maskdiff_solutions/schedule.py" not in names and "course/maskdiff_solutions/chat.py" not in names
+    archive, _ = gradescope.build(course, tmp_path / "07.zip", ["07"])
+    with zipfile.ZipFile(archive) as handle:
+        names = handle.namelist()
+    assert {f"course/maskdiff_solutions/{module}.py" for module in ("caching", "block_denoiser", "story_denoiser")} <= set(names)
+    from maskdiff_solutions.grading import PARTS
+    checks = {Path(name).stem for name in names if name.startswith("course/maskdiff_solutions/grading/")}
+    assert set(PARTS["07_caching"]) <= checks and not {"forward", "revising_plots", "chat"} & checks
+    assert sorted(name for name in names if name.endswith(".ipynb")) == [
+        "course/release/maskdiff/07_caching.ipynb", "course/source/maskdiff/07_caching.ipynb"]
 
 
 def test_every_module_of_checks_belongs_to_a_notebook(course):
