@@ -162,6 +162,36 @@ def call_with_globals(function, names, args=(), kwargs=None, filled=()):
     return ["ok", result[1], text, *result[3:]] if result[0] == "ok" else result[:4] + [text]
 
 
+def notebook_values(function, names):
+    """The values of the notebook's globals `names`, read where `function` (a function the notebook
+    defined) reads them: {name: value} for the names it has (a callable crosses as a handle), or None
+    for a function without globals."""
+    namespace = getattr(function, "__globals__", None)
+    if not isinstance(namespace, dict):
+        return None
+    return {name: namespace[name] for name in names if isinstance(name, str) and name in namespace}
+
+
+class _Counted:
+    """A network that counts its calls and the positions they hand it (x.shape[1] each: positions per
+    row), as notebook 07's given `Counted` does, and is otherwise the network."""
+
+    def __init__(self, net):
+        self.net, self.calls, self.positions = net, 0, 0
+
+    def __call__(self, x, *args, **kwargs):
+        self.calls, self.positions = self.calls + 1, self.positions + int(x.shape[1])
+        return self.net(x, *args, **kwargs)
+
+
+def counted(function, args, net_at=0, kwargs=None):
+    """outcome() of one call with args[net_at], a network, counted as notebook 07's `Counted` counts it,
+    followed by {"calls": ..., "positions": ...} (up to where the call stopped, if it raised)."""
+    args = list(args)
+    net = args[net_at] = _Counted(args[net_at])
+    return outcome(function, args, kwargs) + [{"calls": net.calls, "positions": net.positions}]
+
+
 # --------------------------------------------------------------------------- the training loss
 
 class RecordingNet(nn.Module):
@@ -316,5 +346,5 @@ def drawing(function):
     return function.data() if isinstance(function, Cell) else None
 
 
-DRIVERS = {f.__name__: f for f in (drawing, call_many, repeat, chains, call_with_globals, loss_observe,
-                                   loss_values, loss_backprop, loss_training)}
+DRIVERS = {f.__name__: f for f in (drawing, call_many, repeat, chains, call_with_globals, notebook_values, counted,
+                                   loss_observe, loss_values, loss_backprop, loss_training)}

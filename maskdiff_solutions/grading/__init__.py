@@ -14,7 +14,7 @@ PARTS = {
     "04_training": ("loss", "loss_plots"),
     "05_sampler_internals": ("batched", "batched_plots"),
     "06_revising_and_faster": ("revising", "revising_plots", "loop_plots"),
-    "07_caching": ("caching", "caching_samplers"),   # its checks land before the notebook (issue 55)
+    "07_caching": ("caching", "caching_samplers", "caching_plots"),
 }
 
 for _modules in PARTS.values():

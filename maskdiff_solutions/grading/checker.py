@@ -99,6 +99,11 @@ class RemoteStudent(core.Student):
             raise channel.failure
         return out
 
+    def student_of(self, value, name):
+        if isinstance(value, wire.RemoteObject):   # a handle to an object of this kernel
+            return RemoteStudent(self.channel, value._ref, name)
+        return value
+
 
 class NotAFunction(core.Student):
     """What a hidden test cell handed over instead of a function."""

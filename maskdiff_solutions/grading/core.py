@@ -98,6 +98,20 @@ class Student:
         extra = {"filled": [int(i) for i in filled]} if filled else {}
         return self.drive("call_with_globals", names=dict(names), args=list(args), **extra)
 
+    def notebook(self, names):
+        """What the notebook's globals `names` hold, as this function sees them (drivers.notebook_values):
+        {name: value} for the names it has, each callable (a given function, a network) as a Student of
+        its own, to call through drivers or hand on to student code with `handle`; None when this is no
+        function of the notebook. Values are the kernel's: validate them as any student output."""
+        values = self.drive("notebook_values", names=list(names))
+        if not isinstance(values, dict):
+            return None
+        return {name: self.student_of(values[name], name) for name in names if name in values}
+
+    def student_of(self, value, name):
+        """A callable that came back from this function's kernel, as a Student (a plain value as it is)."""
+        raise NotImplementedError
+
 
 class LocalStudent(Student):
     """A function in this process (plain nbgrader, the test suite): drivers run right here."""
@@ -109,9 +123,21 @@ class LocalStudent(Student):
     def drive(self, driver, **kwargs):
         return drivers.DRIVERS[driver](self.function, **kwargs)
 
+    def student_of(self, value, name):
+        if not callable(value):
+            return value
+        student = LocalStudent(value)
+        student.__name__ = name
+        return student
+
 
 def as_student(function):
     return function if isinstance(function, Student) else LocalStudent(function)
+
+
+def handle(student):
+    """What to hand to another student function so that it calls this one in the student's kernel."""
+    return getattr(student, "ref", None) or getattr(student, "function", None)
 
 
 def settle(result, args=()):

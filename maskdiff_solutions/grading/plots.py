@@ -656,6 +656,14 @@ def reaches(ax, T, measured):
     return False
 
 
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w])")
+
+
+def numbers(line):
+    """The numbers of a printed line, in order (not the digits of a name such as int64)."""
+    return [float(v) for v in NUMBER.findall(line)]
+
+
 def statements(text):
     """The printed lines, with a tensor or list that wraps over several lines joined into one."""
     out = []

@@ -39,7 +39,7 @@ from .. import stats
 from . import plots
 from .core import ALPHA, Failure, Review, check, expect
 from .fakes import FakeDenoiser
-from .plots import reaches, runs_asked, statements
+from .plots import numbers, reaches, runs_asked, statements
 
 RUNS_ALPHA = ALPHA / 3       # a figure failed for too few runs: at most this often wrongly
 DIVISORS = 128               # (spread over the divisors of the true number of runs)
@@ -57,12 +57,6 @@ def _few(values, k=8):
 # ---- show_budgets -------------------------------------------------------------------------------
 
 PAIRS = ((10, 4), (12, 5), (7, 7), (3, 6), (32, 8), (9, 2))
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w])")
-
-
-def numbers(line):
-    """The numbers of a printed line, in order (not the digits of a name such as int64)."""
-    return [float(v) for v in NUMBER.findall(line)]
 
 
 def _budget_list(result):

@@ -244,3 +244,44 @@ def test_shares_of_runs_whose_counts_are_all_even_are_read_as_enough_runs(check)
     assert outcome.passed, outcome.message
     outcome = judge(check, few + draw, namespace(NB06, check))
     assert not outcome.passed and outcome.review and "10 runs" in outcome.message, outcome.message
+
+
+# ---- notebook 07 ----------------------------------------------------------------------------------
+
+NB07 = "07_caching.ipynb"
+
+
+def _cell_with(notebook, cell, old, new):
+    """A function of the notebook's solution cell `cell` with one edit, as a student would have written it."""
+    source = next(c.source for c in cells.notebook_cells(notebook) if cells.nbtools.grade_id(c) == cell)
+    assert old in source, old
+    return source.replace(old, new)
+
+
+GREEDY = "confidence, candidates = candidate_distributions(denoiser, x, controls).max(dim=-1)"
+DRAWS = ("probabilities = candidate_distributions(denoiser, x, controls)\n"
+         "            candidates = torch.multinomial(probabilities[0], 1).T\n"
+         "            confidence = probabilities.gather(-1, candidates[..., None])[..., 0]")
+
+
+@pytest.mark.parametrize("check", ["plot_cache_drift"])
+def test_samplers_that_draw_at_random_send_the_drift_to_a_person(check):
+    """The drift figure is compared with the student's samplers run again; a SampleBlocks that draws its
+    candidates gives other numbers each run, so its faithful figure cannot be judged: review, not a fail."""
+    ns = namespace(NB07, check)
+    cells.run_cell(_cell_with(NB07, "carried_from_06", GREEDY, DRAWS), ns)
+    outcome = judge(check, reference_source(NB07, check), ns)
+    assert outcome.review and "different numbers" in outcome.message, outcome.message
+
+
+@pytest.mark.parametrize("check,cell,old,new", [
+    ("show_costs", "SampleBlocksCached", "        if b < blocks - 1:\n", "        if False:\n"),   # no clean pass
+    ("plot_cache_drift", "SampleBlocksPrefixCache", "            if call == 0:\n", "            if call == 0 and b == 0:\n"),
+], ids=["exact cache without its clean passes", "prefix cache refreshed once"])
+def test_a_buggy_cache_shown_faithfully_keeps_the_drawings_points(check, cell, old, new):
+    """Buggy caches (their counts and drift differ from the formulas: a key change nowhere, with one
+    refresh) drawn or printed as the reference cell does: the check compares with what they do."""
+    ns = namespace(NB07, check)
+    cells.run_cell(_cell_with(NB07, cell, old, new), ns)
+    outcome = judge(check, reference_source(NB07, check), ns)
+    assert outcome.raised is None and outcome.passed, outcome.message

@@ -468,6 +468,67 @@ MUTANTS += [
 ]
 
 
+NB07 = "07_caching.ipynb"
+DRIFT_CALL = ("drift = CacheDrift(SampleBlocksPrefixCache, SampleBlocks, story_net, prompts, 24, block_length, 24,\n"
+              "                       MASK_ID, PAD_ID, CONTROL_IDS)")
+COST_LINE = 'print(f"{name:40} {calls:6d} {positions:10d} {seconds:8.3f}")'
+DUAL_ROW = ('    "blocks of 8, dual cache": Work(SampleBlocksPrefixCache, story_net, G, B, STEPS, MASK_ID, PAD_ID, CONTROL_IDS,\n'
+            '                                    dual=True),\n')
+COMPUTED_ROW = "(1 + c + n - 1, len(prompt) + c * B + (n - 1) * B, float(\"nan\"))"
+
+MUTANTS += [
+    # notebook 07: how far the prefix cache strays
+    PlotMutant(NB07, "plot_cache_drift", "key_size_drawn_as_the_change",
+               (('change.append(drift["key_change"])', 'change.append(drift["key_size"])'),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "disagreement_drawn_as_the_agreement",
+               (('agreement.append(drift["agreement"])', 'agreement.append(1 - drift["agreement"])'),),
+               ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "the_dual_cache_drawn_as_the_prefix_cache",
+               ((DRIFT_CALL, DRIFT_CALL.replace("CONTROL_IDS)", "CONTROL_IDS, dual=True)")),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "blocks_of_8_at_every_block_length",
+               ((DRIFT_CALL, DRIFT_CALL.replace("24, block_length, 24", "24, 8, 24")),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "drawn_against_the_number_of_blocks",
+               (("for ax in axes:\n    ax.set_xlabel(\"block length\")",
+                 "for ax in axes:\n    ax.set_xlabel(\"blocks\")\n    for line in ax.get_lines()[:1]:\n"
+                 "        line.set_xdata([24 // b for b in BLOCKS])"),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "12_steps_not_24",
+               ((DRIFT_CALL, DRIFT_CALL.replace("block_length, 24,", "block_length, 12,")),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "the_first_prompt_alone",
+               ((DRIFT_CALL, DRIFT_CALL.replace("prompts, 24", "prompts[:1], 24")),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "measured_on_the_block_causal_network",
+               ((DRIFT_CALL, DRIFT_CALL.replace("story_net, prompts", "block_net, prompts")),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "positions_without_a_cache",
+               (('positions.append(TokensProcessed(5, 24, block_length, 24, "prefix"))',
+                 'positions.append(TokensProcessed(5, 24, block_length, 24, "none"))'),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "positions_of_the_dual_cache",
+               (('positions.append(TokensProcessed(5, 24, block_length, 24, "prefix"))',
+                 'positions.append(TokensProcessed(5, 24, block_length, 24, "dual"))'),), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "positions_of_a_two_token_prompt",
+               (('TokensProcessed(5, 24, block_length, 24, "prefix")', 'TokensProcessed(2, 24, block_length, 24, "prefix")'),),
+               ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "curves_that_do_not_say_what_they_show",
+               (('axes[0].set_ylabel("share of tokens as uncached")\n', ""),
+                ('axes[1].set_ylabel("mean |change| of a kept key")\n', "")), ("plot_cache_drift",)),
+    PlotMutant(NB07, "plot_cache_drift", "no_x_label", (('    ax.set_xlabel("block length")\n', "    pass\n"),),
+               ("plot_cache_drift",)),
+    # notebook 07: every sampler's work
+    PlotMutant(NB07, "show_costs", "the_dual_cache_row_left_out", ((DUAL_ROW, ""),), ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "positions_before_calls",
+               ((COST_LINE, 'print(f"{name:40} {positions:10d} {calls:6d} {seconds:8.3f}")'),), ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "counted_on_another_prompt",
+               (('prompt = StoryTokens("once upon a time ,")', 'prompt = StoryTokens("lily went to the")'),),
+               ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "blocks_of_4",
+               (("G, B, STEPS, TAU = 24, 8, 24, 0.9", "G, B, STEPS, TAU = 24, 4, 24, 0.9"),), ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "computed_row_without_the_clean_passes",
+               ((COMPUTED_ROW, "(1 + c, len(prompt) + c * B, float(\"nan\"))"),), ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "threshold_sampler_on_the_bidirectional_network",
+               (("Work(SampleBlocksAbove, block_net,", "Work(SampleBlocksAbove, story_net,"),), ("show_costs",)),
+    PlotMutant(NB07, "show_costs", "calls_per_block_not_per_sample",
+               ((COST_LINE, 'print(f"{name:40} {calls // 3:6d} {positions:10d} {seconds:8.3f}")'),), ("show_costs",)),
+]
+
+
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):
         if c.cell_type == "code" and cells.nbtools.grade_id(c) == cell:

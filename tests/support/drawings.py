@@ -36,6 +36,7 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     **{check: "06_revising_and_faster.ipynb" for check in (
         "show_budgets", "plot_commit_order", "plot_threshold_trade", "plot_remasking", "plot_loop",
         "plot_entropy_perplexity")},
+    **{check: "07_caching.ipynb" for check in ("plot_cache_drift", "show_costs")},
 }
 
 
