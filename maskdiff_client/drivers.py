@@ -137,10 +137,7 @@ def call_with_globals(function, names, args=(), kwargs=None, filled=()):
     back afterwards. ["ok", value, printed] or ["raised", type name, message, printed]; with `filled`
     (argument indices: lists the function fills), "ok" carries a fourth item, {index: that argument
     as the call left it}."""
-    try:   # a decorated function (@torch.no_grad()) reads the globals of the one it wraps
-        namespace = getattr(inspect.unwrap(function), "__globals__", None)
-    except Exception:  # noqa: BLE001 - a cycle of __wrapped__, or an object that breaks unwrap
-        namespace = None
+    namespace = globals_of(function)
     if namespace is None:
         name = getattr(function, "__name__", type(function).__name__)
         return ["raised", "NotAFunction", f"a {type(function).__name__}, not a function defined with "
@@ -162,11 +159,20 @@ def call_with_globals(function, names, args=(), kwargs=None, filled=()):
     return ["ok", result[1], text, *result[3:]] if result[0] == "ok" else result[:4] + [text]
 
 
+def globals_of(function):
+    """The globals a function reads: a decorated one's (@torch.no_grad()) are those of the function it
+    wraps, not the decorator's module. None for an object without them."""
+    try:
+        return getattr(inspect.unwrap(function), "__globals__", None)
+    except Exception:  # noqa: BLE001 - a cycle of __wrapped__, or an object that breaks unwrap
+        return None
+
+
 def notebook_values(function, names):
     """The values of the notebook's globals `names`, read where `function` (a function the notebook
     defined) reads them: {name: value} for the names it has (a callable crosses as a handle), or None
     for a function without globals."""
-    namespace = getattr(function, "__globals__", None)
+    namespace = globals_of(function)
     if not isinstance(namespace, dict):
         return None
     return {name: namespace[name] for name in names if isinstance(name, str) and name in namespace}
