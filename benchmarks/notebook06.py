@@ -1,8 +1,13 @@
 """Notebook 06 as a student runs it: the solved release notebook (no hidden package, no hidden tests)
 top to bottom, in full mode (the sizes a student runs on Colab) or in quick mode (what the autograder
-runs), with the seconds of every cell that takes more than a tenth of one.
+runs), with the seconds of every cell that takes more than a tenth of one. benchmarks/notebook07.py runs
+notebook 07 the same way (`main(notebook)`).
 
-    python benchmarks/notebook06.py [--quick] [--write-script FILE]
+    python benchmarks/notebook06.py [--quick] [--empty-cache] [--write-script FILE]
+
+In quick mode the given cells load the denoisers this machine keeps (`MASKDIFF_CACHE`, else
+~/.cache/maskdiff), as on a grading machine; --empty-cache hands them an empty cache instead, so that they
+train them in the cell, as where nothing is kept (CI without warm caches, a grader whose keeping failed).
 
 --write-script FILE writes the solved cells as one standalone Python file that execs and times them in
 one namespace (matplotlib's Agg backend), for a machine without Jupyter or this package, such as a GPU
@@ -16,7 +21,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +38,7 @@ def cell_seconds(cell):
     return (end - start).total_seconds()
 
 
-STANDALONE = """# Notebook 06's solved cells, timed one by one (written by benchmarks/notebook06.py --write-script).
+STANDALONE = """# {notebook}'s solved cells, timed one by one (written by benchmarks/{script} --write-script).
 import os, sys, time
 import matplotlib
 matplotlib.use("Agg")
@@ -49,27 +54,46 @@ print(f"whole notebook: {{time.perf_counter() - total:.0f}} s")
 """
 
 
-def main():
+def printed(cell):
+    """The lines a code cell printed."""
+    streams = (out for out in cell.get("outputs", []) if out.get("output_type") == "stream")
+    return "".join(out.get("text", "") for out in streams).splitlines()
+
+
+def load():
+    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def utc():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def main(notebook=NOTEBOOK):
     import nbclient
 
     from maskdiff_solutions.course.intake import notebooks
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="quick mode, as under the autograder (CI=1)")
+    parser.add_argument("--empty-cache", action="store_true", help="no kept denoiser: the cells train theirs")
     parser.add_argument("--write-script", metavar="FILE", help="write the cells as a standalone timed script")
     args = parser.parse_args()
-    nb = notebooks.solved(notebooks.read(ROOT / "source" / "maskdiff" / NOTEBOOK),
-                     notebooks.read(ROOT / "release" / "maskdiff" / NOTEBOOK))
+    nb = notebooks.solved(notebooks.read(ROOT / "source" / "maskdiff" / notebook),
+                          notebooks.read(ROOT / "release" / "maskdiff" / notebook))
     if args.write_script:
         cells = [(notebooks.grade_id(c) or "cell", c.source) for c in nb.cells if c.cell_type == "code"]
-        Path(args.write_script).write_text(STANDALONE.format(cells=cells))
+        Path(args.write_script).write_text(STANDALONE.format(cells=cells, notebook=notebook,
+                                                             script=Path(sys.argv[0]).name))
         return
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "NBGRADER_EXECUTION")}
     if args.quick:
         env["CI"] = "1"
     env["PYTHONPATH"] = ""          # what a student has: no maskdiff_solutions
-    print(f"{NOTEBOOK}, {'quick' if args.quick else 'full'} mode, {os.cpu_count()} CPUs, "
-          f"load average before: {' / '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as empty:
+        if args.empty_cache:
+            env["MASKDIFF_CACHE"] = empty
+        print(f"{notebook}, {'quick' if args.quick else 'full'} mode"
+              f"{', an empty cache' if args.empty_cache else ''}, {os.cpu_count()} CPUs, {utc()}, "
+              f"load average before: {load()}", flush=True)
         started = time.perf_counter()
         nbclient.NotebookClient(nb, timeout=3600, record_timing=True,
                                 resources={"metadata": {"path": folder}}).execute(env=env)
@@ -78,8 +102,10 @@ def main():
     for cell, spent in zip(nb.cells, seconds):
         if spent is not None and spent > 0.1:
             print(f"  {notebooks.grade_id(cell) or '?':28} {spent:7.1f} s")
-    print(f"whole notebook: {total:.0f} s (kernel start included); load average after: "
-          f"{' / '.join(f'{v:.2f}' for v in os.getloadavg())}")
+            for line in printed(cell):
+                if "stopped after" in line:   # Train's clock cut the training short (quick mode)
+                    print(f"  {'':28} ({line})")
+    print(f"whole notebook: {total:.0f} s (kernel start included); {utc()}, load average after: {load()}")
 
 
 if __name__ == "__main__":

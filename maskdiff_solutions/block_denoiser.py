@@ -89,7 +89,7 @@ class CachingDenoiser(TinyDenoiser):
 # --- notebook cell `block_training` (which also imports hashlib and Path) ----------------------------
 BLOCK_LENGTHS = (2, 4, 8)   # the block lengths the training draws from
 BLOCK_ROW = 32              # the longest row it trains on (prompt block and generation blocks)
-QUICK_BLOCK_STEPS = 240     # under the grader: its training steps, about 15 s on one CPU thread
+QUICK_BLOCK_STEPS = 240     # under the grader: its training steps, about 17 s on one CPU thread
 BLOCK_KEPT_VERSION = 1      # bump when the quick recipe changes: grading machines then train theirs again
 
 
@@ -162,7 +162,7 @@ def TrainBlockDenoiser(steps=QUICK_BLOCK_STEPS, seed=0, size=QUICK_SIZE, lr=QUIC
 
 
 def KeepBlockDenoiser(cache):
-    """The file of the quick block-causal denoiser in `cache`, trained (about 15 s) and written whole the
+    """The file of the quick block-causal denoiser in `cache`, trained (about 17 s) and written whole the
     first time, as story_denoiser.KeepQuickDenoiser keeps notebooks 05 and 06's."""
     stories = MakeCorpus(StandInStories())
     file = KeptBlockDenoiser(stories.tokens, len(stories.vocab) + 1, cache)

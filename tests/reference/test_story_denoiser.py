@@ -7,9 +7,9 @@ import torch
 
 from maskdiff_solutions import story_denoiser
 from maskdiff_solutions.corpus import MakeCorpus, StandInStories
-from maskdiff_solutions.course.intake import notebooks as nbtools
 from maskdiff_solutions.revising import SampleEntropy
 from tests.support import cells, drawings
+from tests.support.kept import run_training_cell, same_weights
 
 pytestmark = [pytest.mark.nb05, pytest.mark.nb06]
 
@@ -21,10 +21,6 @@ FEW = 3   # training steps where only the recipe matters, not what it learns
 def xdist_group(item):
     """The figure's tests run on the worker that runs notebook 06 for its plot checks (tests/conftest.py)."""
     return drawings.worker_group(NB06) if "figure" in item.name else None
-
-
-def cell_source(notebook, grade_id):
-    return next(cell.source for cell in cells.notebook_cells(notebook) if nbtools.grade_id(cell) == grade_id)
 
 
 def kept_file(cache):
@@ -42,17 +38,7 @@ def before():
 def run_story_cell(namespace, notebook, cache, monkeypatch, steps=story_denoiser.QUICK_STEPS):
     """The given cell (quick mode: the namespace's set-up cell ran under the grader) with the cache
     `cache`, training `steps` steps where it trains. Returns what it printed."""
-    source = cell_source(notebook, "story_denoiser")
-    written = f"QUICK_STEPS = {story_denoiser.QUICK_STEPS} "
-    assert source.count(written) == 1
-    monkeypatch.setenv("MASKDIFF_CACHE", str(cache))
-    record = cells.run_cell(source.replace(written, f"QUICK_STEPS = {steps} "), namespace)
-    assert record.raised is None, record.raised
-    return "".join(record.printed)
-
-
-def same_weights(net, state):
-    return net.state_dict().keys() == state.keys() and all(torch.equal(net.state_dict()[k], state[k]) for k in state)
+    return run_training_cell(namespace, notebook, "story_denoiser", "QUICK_STEPS", steps, cache, monkeypatch)
 
 
 @pytest.mark.parametrize("notebook", [NB05, NB06])
@@ -127,7 +113,7 @@ def figure():
     denoiser kept by this machine or trained in the notebook: the same weights), and the reference
     figure drawn there and judged."""
     namespace = drawings.namespace(NB06, "plot_entropy_perplexity")
-    source = cell_source(NB06, "plot_entropy_perplexity")
+    source = cells.cell_source(NB06, "plot_entropy_perplexity")
     return namespace, drawings.judge("plot_entropy_perplexity", source, namespace)
 
 

@@ -91,6 +91,11 @@ def notebook_cells(name):
     return nbtools.read(SOURCE / name).cells
 
 
+def cell_source(name, grade_id):
+    """The source of the source notebook's cell `grade_id`."""
+    return next(cell.source for cell in notebook_cells(name) if nbtools.grade_id(cell) == grade_id)
+
+
 def namespaces_before(name, grade_ids, quick=True):
     """{grade_id: a namespace holding everything the notebook's code cells define before that cell}
     for several cells of one notebook, from one run of its code cells (test cells skipped) in quick
