@@ -275,8 +275,8 @@ def test_samplers_that_draw_at_random_send_the_drift_to_a_person(check):
 
 
 @pytest.mark.parametrize("check,cell,old,new", [
-    ("show_costs", "SampleBlocksCached", "        if b < blocks - 1:\n", "        if False:\n"),   # no clean pass
-    ("plot_cache_drift", "SampleBlocksPrefixCache", "            if call == 0:\n", "            if call == 0 and b == 0:\n"),
+    ("show_costs", "SampleBlocksCached", "        if j < blocks - 1:\n", "        if False:\n"),   # no clean pass
+    ("plot_cache_drift", "SampleBlocksPrefixCache", "            if call == 0:\n", "            if call == 0 and j == 0:\n"),
 ], ids=["exact cache without its clean passes", "prefix cache refreshed once"])
 def test_a_buggy_cache_shown_faithfully_keeps_the_drawings_points(check, cell, old, new):
     """Buggy caches (their counts and drift differ from the formulas: a key change nowhere, with one
