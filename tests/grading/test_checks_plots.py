@@ -10,6 +10,7 @@ import torch
 from maskdiff_solutions import grading
 from maskdiff_solutions.grading.checker import argument_names
 from maskdiff_solutions.grading.core import SEED_VARIABLE
+from tests.mutants import caching as caching_mutants
 from tests.mutants.plots import MUTANTS, reference_source
 from tests.support import cells
 from tests.support.drawings import PLOT_CHECKS, judge, namespace, worker_group
@@ -93,11 +94,30 @@ def faithful_plots():
 # misses the loop_plots probe, after which the figure is read for presentation alone. A few of each stand
 # for the rest here: two the gate refuses and one it passes (it changes its input), and two loops
 # (about 100 s of CI).
+# plot_remasking's RemaskStep and RemaskSigma mutants go down the same two roads (the law's gate refuses
+# them, then chains of the student's own step; or they raise): a few of each road stand for the rest,
+# those that raise, change their input, draw one coin for all or none, and swap or misread sigma (about
+# 100 s of CI). plot_cache_drift reads TokensProcessed's prefix count only, and the prefix cache only:
+# the mutants of the other counts and of the dual cache draw the reference's figure, one of each stays.
 SAMPLED = {
     ("plot_loop", "RemaskStep"): {"greedy: the guess's most likely token", "one coin for every position",
                                   "changes x_t in place"},
     ("plot_loop", "RemaskLoop"): {"every step from the x handed in", "eta taken as sigma"},
+    ("plot_remasking", "RemaskStep"): {"remasks first, then the new masks may be revealed too",
+                                       "changes x_t in place", "one coin for every position",
+                                       "greedy: the guess's most likely token", "float ids",
+                                       "divides by alpha_t = 0 at t = 1"},
+    ("plot_remasking", "RemaskSigma"): {"the two schedules swapped", "sigma_max = s / t",
+                                        "sigma_max without min(1, ...)", "divides by alpha_t = 0 at t = 1"},
+    ("plot_cache_drift", "TokensProcessed"): {
+        "prefix: later calls run the block only, not what follows it",
+        "prefix: every call of a block after the refresh, s calls not s - 1",
+        "prefix: later calls run from the row's start to the block's end",
+        "exact: the prompt counted twice, stored and run with the first block"},
 }
+SAMPLED[("plot_cache_drift", "SampleBlocksPrefixCache")] = {   # all but two of the dual cache's three
+    m.name for m in caching_mutants.MUTANTS if m.function == "SampleBlocksPrefixCache" and m.name not in (
+        "dual: the block's own stale keys kept in the cache", "dual: later calls numbered from position 0 (start not passed)")}
 
 
 @pytest.mark.slow  # a sweep of every function mutant: CI runs it, the inner loop does not
