@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from maskdiff_client.denoiser import Rotate, TinyDenoiser
 
 from .corpus import MakeCorpus, StandInStories
-from .story_denoiser import QUICK_LR, QUICK_SIZE
+from .story_denoiser import QUICK_LR, QUICK_SIZE, Kept
 
 
 # --- notebook cell `caching_denoiser` ----------------------------------------------------------------
@@ -165,11 +165,4 @@ def KeepBlockDenoiser(cache):
     """The file of the quick block-causal denoiser in `cache`, trained (about 17 s) and written whole the
     first time, as story_denoiser.KeepQuickDenoiser keeps notebooks 05 and 06's."""
     stories = MakeCorpus(StandInStories())
-    file = KeptBlockDenoiser(stories.tokens, len(stories.vocab) + 1, cache)
-    if not file.is_file():
-        net, _ = TrainBlockDenoiser()
-        file.parent.mkdir(parents=True, exist_ok=True)
-        scratch = file.with_name(f"{file.name}.{os.getpid()}.partial")
-        torch.save(net.state_dict(), scratch)
-        os.replace(scratch, file)   # a kernel never reads half a file
-    return file
+    return Kept(KeptBlockDenoiser(stories.tokens, len(stories.vocab) + 1, cache), TrainBlockDenoiser)

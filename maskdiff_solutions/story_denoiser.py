@@ -81,9 +81,14 @@ def KeepQuickDenoiser(cache):
     """The file of the quick denoiser in `cache`, trained (about 10 s) and written whole the first
     time. Two graders that train it at once write alike copies, one after the other."""
     stories = MakeCorpus(StandInStories())
-    file = KeptDenoiser(stories.tokens, len(stories.vocab) + 1, cache)
+    return Kept(KeptDenoiser(stories.tokens, len(stories.vocab) + 1, cache), TrainQuickDenoiser)
+
+
+def Kept(file, train):
+    """`file`, holding the weights of train()'s network: trained and written whole the first time (notebook
+    07's block denoiser is kept the same way). Two graders that train at once write alike copies."""
     if not file.is_file():
-        net, _ = TrainQuickDenoiser()
+        net, _ = train()
         file.parent.mkdir(parents=True, exist_ok=True)
         scratch = file.with_name(f"{file.name}.{os.getpid()}.partial")
         torch.save(net.state_dict(), scratch)
