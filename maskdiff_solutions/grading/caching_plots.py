@@ -37,7 +37,7 @@ import torch
 from .. import caching as ref
 from . import plots
 from .core import Failure, Review, Student, check, expect, handle, token_ids
-from .plots import numbers, statements
+from .plots import numbers, printout_missing, statements
 
 BLOCKS = (2, 4, 8, 12, 24)
 PROMPTS = ("once upon a time ,", "the dog", "lily went to the", "one day ,")
@@ -411,7 +411,4 @@ def show_costs(drawn, SampleBlocks, SampleBlocksBlockCausal, SampleBlocksCached,
     message = (f"no line of your printout holds the calls and then the positions of {what}: {_pairs_said(pairs)} "
                f"(calls, positions){' as the closed form or as the grader counts them' if len(pairs) > 1 else ''}, "
                f"each row on a line of its own (the numbers of your lines: {seen})")
-    if any(line.rstrip().endswith("\\") for line in text.splitlines()):
-        raise Review(message + "; the printout looks like a table wrapped in blocks (pandas does that when a table "
-                               "is wider than the page), so a person will look at it")
-    raise Failure(message)
+    printout_missing(message, text)

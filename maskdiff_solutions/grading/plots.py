@@ -659,6 +659,16 @@ def reaches(ax, T, measured):
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
+def printout_missing(message, text):
+    """Raise the failure `message` about a printout, or Review where the printout looks like a table pandas
+    wrapped in blocks (lines ending in a backslash: a table wider than the page), whose rows the reader
+    cannot follow."""
+    if any(line.rstrip().endswith("\\") for line in text.splitlines()):
+        raise Review(message + "; the printout looks like a table wrapped in blocks (pandas does that when a table "
+                               "is wider than the page), so a person will look at it")
+    raise Failure(message)
+
+
 def numbers(line):
     """The numbers of a printed line, in order (not the digits of a name such as int64)."""
     return [float(v) for v in NUMBER.findall(line)]

@@ -39,7 +39,7 @@ from .. import stats
 from . import plots
 from .core import ALPHA, Failure, Review, check, expect
 from .fakes import FakeDenoiser
-from .plots import numbers, reaches, runs_asked, statements
+from .plots import numbers, printout_missing, reaches, runs_asked, statements
 
 RUNS_ALPHA = ALPHA / 3       # a figure failed for too few runs: at most this often wrongly
 DIVISORS = 128               # (spread over the divisors of the true number of runs)
@@ -110,10 +110,7 @@ def show_budgets(drawn, TransferCounts):
         message = (f"no line of your printout holds {n} and {steps}, then the \"even\" budgets {_few(even, 9)}, then "
                    f"the \"schedule\" budgets {_few(schedule, 9)}, as your TransferCounts gives them (the numbers of "
                    f"your lines: {seen})")
-        if any(line.rstrip().endswith("\\") for line in text.splitlines()):
-            raise Review(message + "; the printout looks like a table wrapped in blocks (pandas does that when a "
-                                   "table is wider than the page), so a person will look at it")
-        raise Failure(message)
+        printout_missing(message, text)
 
 
 # ---- plot_commit_order --------------------------------------------------------------------------

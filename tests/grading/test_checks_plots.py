@@ -305,3 +305,13 @@ def test_a_buggy_cache_shown_faithfully_keeps_the_drawings_points(check, cell, o
     cells.run_cell(_cell_with(NB07, cell, old, new), ns)
     outcome = judge(check, reference_source(NB07, check), ns)
     assert outcome.raised is None and outcome.passed, outcome.message
+
+
+@pytest.mark.parametrize("check,notebook", [("show_budgets", NB06), ("show_costs", NB07)])
+def test_a_table_pandas_wrapped_goes_to_a_person(check, notebook):
+    """Rows the reader cannot follow because pandas wrapped a wide table in blocks (lines ending in a
+    backslash) are sent to a person, never failed (grading/plots.printout_missing)."""
+    ns = namespace(notebook, check)
+    outcome = judge(check, 'print("   n  steps  \\\\\\n0  10      4  \\\\\\n\\n   even\\n0  [3, 3]")', ns)
+    assert outcome.review and not outcome.passed, outcome.message
+    assert "wrapped in blocks" in outcome.message

@@ -15,6 +15,7 @@ from maskdiff_client.denoiser import TinyDenoiser
 from maskdiff_solutions import caching
 from maskdiff_solutions.block_denoiser import BlockDiffusionLoss, CachingDenoiser, TrainBlockDenoiser
 from maskdiff_solutions.revising import SampleBlocks
+from tests.support.threads import one_thread  # noqa: F401 - an autouse fixture
 
 pytestmark = pytest.mark.nb07
 
@@ -22,15 +23,6 @@ pytestmark = pytest.mark.nb07
 # more calls per block than positions (calls that reveal nothing), no prompt, the dllm rounding
 SHAPES = [(0, 8, 4, 4, "even"), (3, 8, 2, 8, "even"), (5, 12, 4, 6, "schedule"), (7, 16, 8, 4, "even"),
           (1, 6, 6, 3, "schedule"), (2, 4, 2, 6, "even"), (4, 12, 3, 8, "even"), (6, 5, 1, 5, "even")]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Small networks run fastest on one thread, the more so on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

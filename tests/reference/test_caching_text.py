@@ -22,6 +22,7 @@ from maskdiff_solutions.course.layout import KEPT_FOR
 from maskdiff_solutions.revising import SampleBlocks
 from maskdiff_solutions.story_denoiser import QUICK_SIZE
 from tests.support import cells
+from tests.support.threads import one_thread  # noqa: F401 - an autouse fixture
 
 pytestmark = pytest.mark.nb07
 
@@ -33,14 +34,6 @@ G, B, STEPS = 24, 8, 24   # the costs of the text and of show_costs: 24 generate
 def text():
     """The markdown a student reads (and the model answers), whitespace collapsed."""
     return " ".join(" ".join(c.source.split()) for c in cells.notebook_cells(NB07) if c.cell_type == "markdown")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
