@@ -297,11 +297,19 @@ def test_a_real_gpt_neo_network_is_loaded_as_itself(tmp_path, stand_in, calls, m
     assert type(loaded.model).__name__ == "GPTNeoForCausalLM" and not loaded.model.training
     assert "STAND-IN" not in loaded.source and str(tmp_path) in loaded.source
     assert not (tmp_path / "never").exists(), "no stand-in is built when the real network loads"
-    ids = loaded.Ids("once upon a time , lily went to the park .")
-    assert loaded.Logits(ids[None]).shape == (1, len(ids), len(stand_in.tokenizer))
+    # a text that repeats itself, so that a copy term would change the shape of each row too
+    ids = loaded.Ids("once upon a time , lily went to the park . once upon a time , lily went to the park .")
+    got = loaded.Logits(ids[None])
+    assert got.shape == (1, len(ids), len(stand_in.tokenizer))
+    # Logits runs a network this small on one thread; the process here may run more, and the low bits of
+    # a matrix product depend on the thread count and the CPU's kernels (7e-8 seen between 1 and 2 threads).
+    # A copy term moves these logits by 7.0 at most and their log-softmax by 4.8, so 1e-4 tells them apart
+    # by four orders of magnitude either way.
     with torch.no_grad():
-        assert torch.equal(loaded.Logits(ids[None]), loaded.model(ids[None]).logits.float()), \
-            "a real network's logits are its own: no copy term"
+        own = loaded.model(ids[None]).logits.float()
+    assert torch.allclose(got, own, rtol=0, atol=1e-4), "a real network's logits are its own: no copy term"
+    copied = scorer.MixInCopying(own[0], ids)[None]
+    assert (copied.log_softmax(-1) - own.log_softmax(-1)).abs().max() > 1, "the text makes a copy term show"
     assert Perplexity(loaded.Logits, ids) >= 1
 
 
