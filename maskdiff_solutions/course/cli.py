@@ -20,8 +20,9 @@ STOPPED = "stopped before doing anything: a bad setting or argument, or no cours
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
               2: "nobody was graded: a bad setting, no students found, two student folders that would get one "
-                 "id, no sandbox where one is required, a workspace where git would track the students' files, "
-                 "or the reference (the canary) did not get full marks",
+                 "id, no sandbox where one is required (or, as root, none that works without --sandbox off), a "
+                 "workspace where git would track the students' files, checks of another copy of the package than "
+                 "the course's own, or the reference (the canary) did not get full marks",
               3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
@@ -42,8 +43,10 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
                           "on stderr and in the report)",
                        2: STOPPED + ", or no graded workspace there (no submitted/ folder)"},
         "publish": {0: "release/ brought up to date and the students' repository written",
-                    2: STOPPED + ", a file that would leak a solution, or one edited since the last publish"},
-        "gradescope": {0: "the autograder zip written", 2: STOPPED},
+                    2: STOPPED + ", a file that would leak a solution, a file of the students' folder that students "
+                                 "must not see (named), or one edited since the last publish"},
+        "gradescope": {0: "the autograder zip written", 2: STOPPED + ", a destination inside the students' repository, "
+                                                                    "or checks of another copy of the package"},
         "formgrader": {0: "with --print, the way to start it printed; else JupyterLab's own status when it stops",
                        2: STOPPED + ", or no grading in the workspace"},
         "check-setup": {0: "every package the course needs is installed (the sandbox line may still warn)",
