@@ -14,6 +14,7 @@ import shlex
 import sys
 
 from .layout import COURSE_ID
+from .term import whole
 
 CONFIG = "nbgrader_config.py"
 WRITTEN = "# Written by `python -m maskdiff_solutions formgrader`"
@@ -49,7 +50,7 @@ def prepare(course, workspace):
     if config.is_file() and not config.read_text(errors="replace").startswith(WRITTEN):
         raise FileExistsError(f"{config} was not written by this command, and formgrader needs its own there: "
                               f"move it away, then run formgrader again")
-    config.write_text(config_text(course, workspace))
+    whole.write_text(config, config_text(course, workspace))
     return workspace
 
 
