@@ -1,5 +1,6 @@
 """Where the course lives: its root, settings, notebooks and nbgrader configuration, and the names
 grading shares across modules (packages, sandbox modes, the stand-in cache, the seed variable)."""
+import errno
 import importlib
 import os
 import re
@@ -194,6 +195,8 @@ class Course:
     @classmethod
     def load(cls, root):
         root = Path(root).resolve()
+        if not root.exists():   # a mistyped --course-dir: said with the nearest names (course/errors.py)
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(root))
         if not (root / "nbgrader_config.py").is_file() or not (root / "source").is_dir():
             raise FileNotFoundError(f"{root} is not a course root: it must hold nbgrader_config.py and "
                                     f"source/")

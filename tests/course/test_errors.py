@@ -102,13 +102,14 @@ def test_an_error_wrapped_by_the_database_library_is_said_by_its_cause(monkeypat
 
 
 @pytest.fixture
-def graded(course, monkeypatch, tmp_path):
+def laid_out(course, monkeypatch, tmp_path):
     """A course's folders as the guide lays them out (collected/, grading/week1), the current folder above them:
     the commands stop on the folder's name, before anything is read or written."""
     (tmp_path / "collected" / "ann").mkdir(parents=True)
     shutil.copy(course.release_dir / NB01, tmp_path / "collected" / "ann")
     workspace = tmp_path / "grading" / "week1"
     workspace.mkdir(parents=True)
+    (tmp_path / "course").mkdir()
     monkeypatch.chdir(tmp_path)
     return workspace
 
@@ -119,15 +120,16 @@ def graded(course, monkeypatch, tmp_path):
     (["export", "--workspace", "grading/week01"], "grading/week01", "grading/week1"),
     (["similarity", "--workspace", "grading/week"], "grading/week", "grading/week1"),
     (["formgrader", "--workspace", "gradng/week1", "--print"], "gradng", "grading"),
+    (["--course-dir", "cours", "export"], "cours", "course"),
 ])
-def test_a_mistyped_folder_is_named_with_the_nearest_names_and_nothing_is_written(course, graded, capsys, argv,
+def test_a_mistyped_folder_is_named_with_the_nearest_names_and_nothing_is_written(course, laid_out, capsys, argv,
                                                                                  missing, meant):
-    before = sorted(str(p) for p in graded.parent.parent.rglob("*"))
+    before = sorted(str(p) for p in laid_out.parent.parent.rglob("*"))
     assert cli.main(["--course-dir", str(course.root), *argv]) == 2
     line = one_sentence(capsys.readouterr().err, f"{Path(missing).absolute()} does not exist",
                         f"did you mean {Path(meant).absolute()}", "check the path")
     assert "grade again" not in line   # nothing was done, so nothing stands to be told of
-    assert sorted(str(p) for p in graded.parent.parent.rglob("*")) == before
+    assert sorted(str(p) for p in laid_out.parent.parent.rglob("*")) == before
 
 
 # ----------------------------------------------------------- a full disk, a read-only copy, a lock-out
