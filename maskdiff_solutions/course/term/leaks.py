@@ -5,7 +5,8 @@ public at the next push.
 
 Never there: a solution or hidden test (their markers, their lines, a source notebook however named),
 the checks (a module of the hidden package or of the client, by name, by content, compiled), what
-grading writes about students (a gradebook or any database, grades, handed-in work, feedback), the
+grading writes about students (a gradebook or any database, grades or a class list by their columns,
+handed-in work, feedback), the
 course's own files (its tests, its nbgrader configuration), an archive holding any of these (the
 Gradescope autograder, a zip of the course), and a link out of the folder. `files_written` checks what
 publish itself writes, more strictly (only the notebooks, their README, the requirements and the reader).
@@ -29,6 +30,9 @@ FILE_NAMES = ("nbgrader_config.py", "gradebook.db", "grades-by-notebook.csv", "g
               "grades-canvas.csv", "grades-moodle.csv", "feedback-moodle.zip", "canary-proof.json", "intake.json",
               "grading-summary.txt", "grading-summary.png", "grading-state.json", ".grading.lock")
 DATABASES = (".db", ".sqlite", ".sqlite3", ".db-journal")
+# the first line of a file of students' names or marks: our grades files, Canvas's gradebook export,
+# Moodle's grading worksheet, Gradescope's roster
+CLASS_LISTS = ("auto_score", "platform_id", "SIS User ID", "Identifier,Full name", "SID,Email")
 AUTOGRADER = {"setup.sh", "run_autograder"}   # what Gradescope's autograder zip holds at its top
 COURSE_FOLDERS = (*COURSE_PACKAGES, "source", "tests")   # whose files, copied anywhere, are the course's own
 SHORTEST_LINE = 16   # shorter solution lines (`return x`) are found in honest files too
@@ -114,6 +118,9 @@ def _judge(secrets, relative, size, opener, depth=0):
     if zipfile.is_zipfile(io.BytesIO(data)) or _is_tar(data):   # judged by what it holds
         return _archive(secrets, data, depth) + why
     why += [f"holds {marker!r}" for marker in MARKERS if marker.encode() in data][:2]
+    first = data[:4096].split(b"\n", 1)[0]
+    if any(header.encode() in first for header in CLASS_LISTS):
+        why.append("students' names or marks (a grades file or a class list, by its columns)")
     if why:
         return why
     lines = _lines(relative, data) & secrets.lines

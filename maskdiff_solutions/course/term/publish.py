@@ -271,8 +271,10 @@ def refuse_edits(target):
 
 def refuse_leaks(course, target):
     """Nothing in the students' folder that students must not see, whoever put it there: publish's
-    documented `git add -A` takes every file (course/term/leaks.py). Those it replaces are not looked at."""
+    documented `git add -A` takes every file (course/term/leaks.py). Those it replaces are not looked at,
+    unless edited since it wrote them (a solution notebook copied over a published one)."""
     ours = {*course.notebooks(), "README.md", "requirements.txt", ".gitignore", READER, MANIFEST, *last_written(target)}
+    ours -= set(edited_since(target))
     found = folder_leaks.in_folder(course, target, ours)
     if found:
         listed = "; ".join(f"{relative}: {why}" for relative, why in found[:20])
@@ -299,8 +301,8 @@ def publish(course, directory):
     needs_public_repository(course)
     notes = student_notes(course)
     target = _target(course, directory)
-    refuse_edits(target)
     refuse_leaks(course, target)
+    refuse_edits(target)
     release_up_to_date(course)
     files = build(course, notes)
     files[MANIFEST] = manifest(files)
