@@ -203,7 +203,7 @@ def main(argv=None):
     return status
 
 
-def mistyped(course, args):
+def mistyped(args):
     """A folder named on the line that is not there stops the command, in one sentence that offers the
     nearest names (course/errors.py), before anything is written."""
     named = [getattr(args, "submissions", None)]
@@ -223,7 +223,7 @@ def dispatch(args):
     print(running_copy(course)[0], file=sys.stderr)   # which course, and which copy of the checks judges it
     if args.command in ("grade", "demo", "gradescope"):
         same_checks(course)
-    mistyped(course, args)
+    mistyped(args)
     tools_on_path()  # before nbgrader runs: `venv/bin/python -m ...` without an activated venv
     if args.command == "release":
         from .term.release import release

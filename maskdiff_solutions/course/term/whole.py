@@ -22,10 +22,12 @@ def _named(err, partial, path):
 
 
 def _remove(path):
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
+    """path gone, as far as the machine lets it (a cleanup never hides the error that called for it)."""
+    with contextlib.suppress(OSError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
 
 
 @contextlib.contextmanager
@@ -62,7 +64,8 @@ def new_folder(path):
     except BaseException as err:
         _remove(partial)
         if old.exists() and not path.exists():
-            os.replace(old, path)
+            with contextlib.suppress(OSError):
+                os.replace(old, path)
         named = _named(err, partial, path)
         if named is not err:
             raise named from None
@@ -81,8 +84,10 @@ def put_files(folder, files, gone=()):
     """folder holds files ({relative path: text}) and no longer the files `gone` (relative), every other
     file of it left alone: all are written into a folder of their own inside it first, then renamed
     into place, so a failure while writing leaves folder as it was (a new folder is removed)."""
-    folder = Path(folder)
-    made = not folder.exists()
+    folder = Path(folder).absolute()
+    made = None if folder.exists() else folder   # the first folder this makes, parents included
+    while made is not None and not made.parent.exists():
+        made = made.parent
     staging = folder / PARTIAL
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -93,8 +98,8 @@ def put_files(folder, files, gone=()):
                 handle.write(text)
     except BaseException as err:
         _remove(staging)
-        if made:
-            shutil.rmtree(folder, ignore_errors=True)
+        if made is not None:
+            _remove(made)
         named = _named(err, staging, folder)
         if named is not err:
             raise named from None
