@@ -79,7 +79,16 @@ def _unquote(text):
 
 def about(code, path=None, other=None, what="a file the command writes"):
     """One sentence on what errno `code` means for `path` (`other`: a copy's target; `what`: the file
-    in words where the path is not known) and the way on."""
+    in words where the path is not known) and the way on. Looking around the path (its owner, its
+    disk, the names beside it) may itself be refused: then the sentence says what it can."""
+    try:
+        return _about(code, path, other, what)
+    except (OSError, KeyError):
+        words = os.strerror(code).rstrip(".")
+        return f"{words[0].lower() + words[1:]}: {other or path or what}: check that path, then run the command again"
+
+
+def _about(code, path, other, what):
     if code in FULL + (errno.EROFS,) + DENIED and other is not None:
         path = other   # a copy fails on the side it writes
     where = str(path) if path is not None else what
@@ -115,10 +124,17 @@ def about(code, path=None, other=None, what="a file the command writes"):
     return f"{words[0].lower() + words[1:]}: {where}" if path is not None else words[0].lower() + words[1:]
 
 
+def _exists(path):
+    try:
+        return path.exists()
+    except OSError:   # inside a folder we may not search: as good as not there for us
+        return False
+
+
 def _existing(path):
     """The path itself if it exists, else its nearest folder that does."""
     path = Path(os.path.abspath(path))
-    while not path.exists() and path != path.parent:
+    while not _exists(path) and path != path.parent:
         path = path.parent
     return path
 
@@ -145,7 +161,10 @@ def _owner(path):
 def _denied(path, where):
     """Who may not do what on path, who may, and the way on."""
     import getpass
-    me = getpass.getuser()
+    try:
+        me = getpass.getuser()
+    except (OSError, KeyError):   # a uid with no name (a container's)
+        me = f"uid {os.geteuid()}"
     if path is None:
         return (f"you ({me}) may not open or write {where} (permission denied): run the command as the user who "
                 f"owns the workspace, or choose folders you own")
@@ -164,9 +183,9 @@ def _denied(path, where):
 def _first_missing(path):
     """The first part of path that does not exist (None: it all does)."""
     path = Path(os.path.abspath(path))
-    if path.exists():
+    if _exists(path):
         return None
-    while not path.parent.exists() and path != path.parent:
+    while not _exists(path.parent) and path != path.parent:
         path = path.parent
     return path
 

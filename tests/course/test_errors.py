@@ -98,6 +98,15 @@ def test_an_error_wrapped_by_the_database_library_is_said_by_its_cause(monkeypat
     assert "INSERT" not in line and "sqlalche.me" not in line
 
 
+def test_the_sentence_is_said_where_looking_around_the_path_is_refused_too(monkeypatch, capsys):
+    """A folder the grader may not even search: its owner, its disk and the names beside it cannot be read."""
+    monkeypatch.setattr(cli, "dispatch", lambda args: (_ for _ in ()).throw(
+        PermissionError(errno.EACCES, "Permission denied", "/srv/shared/ws/gradebook.db")))
+    monkeypatch.setattr(Path, "stat", lambda self, **kw: (_ for _ in ()).throw(PermissionError(errno.EACCES, "no")))
+    assert cli.main(["export"]) == 2
+    one_sentence(capsys.readouterr().err, "permission denied: /srv/shared/ws/gradebook.db", "check that path")
+
+
 # ------------------------------------------------------------------------- a mistyped folder
 
 
