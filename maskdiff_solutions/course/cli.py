@@ -1,14 +1,17 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
 console script installed with the package). Commands: release, grade, export, undo, similarity, publish,
-gradescope, check-setup, demo.
+gradescope, formgrader, check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
 it) or wherever --course-dir says; --course-dir may stand anywhere on the line."""
 import argparse
+import errno
 import sys
 import time
+from pathlib import Path
 
-from .layout import SANDBOX_MODES, Course
+from . import errors
+from .layout import SANDBOX_MODES, Course, running_copy, same_checks
 
 
 # What each command's exit status means (each parser's epilog, and the docs' reference, are made from
@@ -17,8 +20,9 @@ STOPPED = "stopped before doing anything: a bad setting or argument, or no cours
 GRADE_EXIT = {0: "every student got a row, whatever their marks (a broken or missing file included)",
               1: "grading itself crashed for some students: their rows say \"grading crashed\"; grade again",
               2: "nobody was graded: a bad setting, no students found, two student folders that would get one "
-                 "id, no sandbox where one is required, a workspace where git would track the students' files, "
-                 "or the reference (the canary) did not get full marks",
+                 "id, no sandbox where one is required (or, as root, none that works without --sandbox off), a "
+                 "workspace where git would track the students' files, checks of another copy of the package than "
+                 "the course's own, or the reference (the canary) did not get full marks",
               3: "nobody was graded and the workspace is unchanged: the roster is not this export's class list "
                  "(another platform's, or it names fewer than half of those who handed in); --any-roster "
                  "grades with it all the same",
@@ -39,8 +43,12 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
                           "on stderr and in the report)",
                        2: STOPPED + ", or no graded workspace there (no submitted/ folder)"},
         "publish": {0: "release/ brought up to date and the students' repository written",
-                    2: STOPPED + ", a file that would leak a solution, or one edited since the last publish"},
-        "gradescope": {0: "the autograder zip written", 2: STOPPED},
+                    2: STOPPED + ", a file that would leak a solution, a file of the students' folder that students "
+                                 "must not see (named), or one edited since the last publish"},
+        "gradescope": {0: "the autograder zip written", 2: STOPPED + ", a destination inside the students' repository, "
+                                                                    "or checks of another copy of the package"},
+        "formgrader": {0: "with --print, the way to start it printed; else JupyterLab's own status when it stops",
+                       2: STOPPED + ", or no grading in the workspace"},
         "check-setup": {0: "every package the course needs is installed (the sandbox line may still warn)",
                         1: "a package is missing (its line says MISSING)"},
         "demo": {0: "the three sample submissions got the marks they should (full, zero, partial)",
@@ -157,6 +165,13 @@ def parser():
     scope.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
                        help="the notebooks this Gradescope assignment grades (one assignment per notebook, or "
                             "several); repeat for more; default: all")
+    formgrader = commands.add_parser("formgrader", parents=[common, graded], help="grade the written answers and the "
+                                     "drawings to review by hand: nbgrader's formgrader (JupyterLab) on the workspace's "
+                                     "gradebook")
+    formgrader.add_argument("--print", dest="only_print", action="store_true",
+                            help="print how to start it (the folder and the command), start nothing")
+    formgrader.add_argument("--port", type=int, metavar="N", help="JupyterLab's port (default: its own, 8888 or the next free)")
+    formgrader.add_argument("--no-browser", dest="browser", action="store_false", help="open no browser")
     commands.add_parser("check-setup", help="say what this machine has for the course: Python, torch (CPU or GPU), "
                         "transformers, nbgrader, and whether the sandbox works for you (exit 1 if a package is missing)")
     demo = commands.add_parser("demo", parents=[common],
@@ -174,8 +189,10 @@ def main(argv=None):
     started = time.perf_counter()
     try:
         status = dispatch(args)
-    except (OSError, RuntimeError, KeyError, ValueError) as err:  # CourseError, SandboxError too
-        print(f"error: {err}", file=sys.stderr)
+    except Exception as err:  # noqa: BLE001 - ours (CourseError, SandboxError, ...) and the machine's refusals
+        if not isinstance(err, (OSError, RuntimeError, KeyError, ValueError)) and errors.describe(err) is None:
+            raise   # a bug of the course's own code: its traceback is what finds it
+        print(f"error: {errors.message(err, args.command)}", file=sys.stderr)
         from .intake.mistakes import WrongNotebooks, WrongRoster   # (here: --help stays quick)
         return err.status if isinstance(err, (WrongRoster, WrongNotebooks)) else 2   # their own statuses
     except KeyboardInterrupt as err:   # Ctrl-C: one line saying what stands, never a traceback
@@ -186,12 +203,27 @@ def main(argv=None):
     return status
 
 
+def mistyped(args):
+    """A folder named on the line that is not there stops the command, in one sentence that offers the
+    nearest names (course/errors.py), before anything is written."""
+    named = [getattr(args, "submissions", None)]
+    if args.command in ("export", "undo", "similarity", "formgrader"):   # they read a graded workspace
+        named.append(getattr(args, "workspace", None))
+    for given in filter(None, named):
+        if not Path(given).exists():
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(Path(given).absolute()))
+
+
 def dispatch(args):
     from .records.nbgrader_apps import tools_on_path
     if args.command == "check-setup":  # needs no course: it is what .ci/setup ends with
         from .term.installed import print_summary
         return print_summary()
     course = Course.load(args.course_dir) if getattr(args, "course_dir", None) else Course.find()
+    print(running_copy(course)[0], file=sys.stderr)   # which course, and which copy of the checks judges it
+    if args.command in ("grade", "demo", "gradescope"):
+        same_checks(course)
+    mistyped(args)
     tools_on_path()  # before nbgrader runs: `venv/bin/python -m ...` without an activated venv
     if args.command == "release":
         from .term.release import release
@@ -267,6 +299,9 @@ def dispatch(args):
         from .term.publish import closing, publish
         print(closing(course, args.directory, publish(course, args.directory)))
         return 0
+    if args.command == "formgrader":
+        from .formgrader import start
+        return start(course, args.workspace, args.port, args.browser, args.only_print)
     if args.command == "gradescope":
         from .term.gradescope import build
         path, chosen = build(course, args.zip, args.notebooks)

@@ -1,5 +1,6 @@
 """Where the course lives: its root, settings, notebooks and nbgrader configuration, and the names
 grading shares across modules (packages, sandbox modes, the stand-in cache, the seed variable)."""
+import errno
 import importlib
 import os
 import re
@@ -75,6 +76,44 @@ def warm_caches():
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
     return str(folder)
+
+
+class OtherCopy(ValueError):
+    """The course holds its own copy of the packages, and this command runs another whose checks differ."""
+
+
+def _package_files(parent):
+    """{path relative to parent: bytes} of the course packages' files in parent (caches left out)."""
+    return {path.relative_to(parent).as_posix(): path.read_bytes() for package in COURSE_PACKAGES
+            for path in sorted((parent / package).rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
+
+
+def running_copy(course):
+    """Which copy of the packages this command runs for `course`, in words, and the files in which the
+    course's own copy differs from it (empty: the same checks, or the course holds no copy)."""
+    mine = PACKAGE_PARENT / HIDDEN_PACKAGE
+    if PACKAGE_PARENT == course.root:
+        return f"course {course.root} (its own {HIDDEN_PACKAGE})", []
+    if not (course.root / HIDDEN_PACKAGE / "__init__.py").is_file():
+        return f"course {course.root}; {HIDDEN_PACKAGE} from {mine} (the course holds none of its own)", []
+    ours, theirs = _package_files(PACKAGE_PARENT), _package_files(course.root)
+    differ = sorted(name for name in ours.keys() | theirs.keys() if ours.get(name) != theirs.get(name))
+    same = "the same files as the course's own" if not differ else "NOT the course's own"
+    return f"course {course.root}; {HIDDEN_PACKAGE} from {mine} ({same})", differ
+
+
+def same_checks(course):
+    """Stop (OtherCopy) where the course holds its own packages and this command runs another copy whose
+    files differ: students would be graded by checks the course does not hold."""
+    _, differ = running_copy(course)
+    if differ:
+        listed = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+        raise OtherCopy(f"this command runs the {HIDDEN_PACKAGE} of {PACKAGE_PARENT}, not the course's own in "
+                        f"{course.root}, and they differ ({listed}): the students would be graded by checks the "
+                        f"course does not hold; run it from the course root (`cd {course.root}` first: Python "
+                        f"then imports the course's copy), or install the course's copy into this environment "
+                        f"(`pip install -e {course.root}`)")
 
 
 # [tool.maskdiff] of pyproject.toml: each setting, what a valid value looks like, and what it is.
@@ -156,6 +195,8 @@ class Course:
     @classmethod
     def load(cls, root):
         root = Path(root).resolve()
+        if not root.exists():   # a mistyped --course-dir: said with the nearest names (course/errors.py)
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(root))
         if not (root / "nbgrader_config.py").is_file() or not (root / "source").is_dir():
             raise FileNotFoundError(f"{root} is not a course root: it must hold nbgrader_config.py and "
                                     f"source/")

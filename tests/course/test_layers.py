@@ -1,5 +1,5 @@
-"""course/ reads as wings that follow a submission's path: at its top only the command line and the
-course's layout; below, one package per wing, each importing only from the wings beneath it (records
+"""course/ reads as wings that follow a submission's path: at its top only the command line (with its door
+into formgrader), the course's layout and the sentences for the machine's errors; below, one package per wing, each importing only from the wings beneath it (records
 never imports run, intake never imports sandbox). No module imports one that (directly or not) imports
 it back, wherever the import stands (a function-level import that dodges a loop is still a loop), and
 no module is over MAX_LINES lines nor any wing over MAX_MODULES modules."""
@@ -16,8 +16,8 @@ PACKAGE = "maskdiff_solutions.course"
 # Bottom to top: a wing may import itself and the wings before it. layout.py is under them all (it
 # imports nothing of course/), the command line over them all (no wing imports it).
 WINGS = ("intake", "sandbox", "records", "ledger", "integrity", "run", "term")
-TOP = {"cli", "cli_reference"}
-BASE = {"layout"}
+TOP = {"cli", "cli_reference", "formgrader"}
+BASE = {"layout", "errors"}
 MAX_LINES = 350
 MAX_MODULES = 12
 

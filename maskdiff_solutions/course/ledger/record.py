@@ -176,7 +176,12 @@ def lost_pages(course, workspace):
 
 
 def _holds(path):
-    return path.is_file() or (path.is_dir() and any(p.is_file() for p in path.rglob("*")))
+    """Graded work at path: the file itself, or a file in a student's folder below it (nbgrader's
+    <folder>/<student>/...). A file at the folder's top (the course's tracked autograded/README.md, a
+    .gitkeep, a .DS_Store) or in a hidden folder (.ipynb_checkpoints) is nobody's work."""
+    return path.is_file() or (path.is_dir() and any(
+        p.is_file() for student in path.iterdir() if student.is_dir() and not student.name.startswith(".")
+        for p in student.rglob("*")))
 
 
 def _unbacked(db, assignment):

@@ -142,8 +142,9 @@ def missing_setting(said):
 
 
 def resolve_mode(mode):
-    """'auto' -> 'required' where bubblewrap works, else 'off' (with a loud warning); 'required'
-    raises when it does not work."""
+    """'auto' -> 'required' where bubblewrap works, else 'off' (with a loud warning), but never for
+    root: students' code would run as root, so root grades without a sandbox only when told so
+    (--sandbox off); 'required' raises when it does not work."""
     if mode not in SANDBOX_MODES:
         raise ValueError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}, got {mode!r}")
     if mode == "off":
@@ -153,6 +154,11 @@ def resolve_mode(mode):
         return "required"
     if mode == "required":
         raise SandboxError(f"--sandbox required, but bubblewrap cannot make a sandbox here: {why}")
+    if os.geteuid() == 0:
+        raise SandboxError(f"bubblewrap cannot make a sandbox here ({why}), and without one every student's code "
+                           f"would run as root, able to change the course, the gradebook and this machine: make "
+                           f"the sandbox work (`python -m maskdiff_solutions check-setup` says why it does not), "
+                           f"grade as an ordinary user, or pass --sandbox off to run it as root knowingly")
     print("WARNING: grading WITHOUT a sandbox: student code runs with your rights and can read the "
           f"course, the gradebook and other students' work ({why}). Verdicts still come from the "
           "checker outside the student's kernel.", file=sys.stderr)

@@ -5,7 +5,9 @@
 - buggy: the reference with one realistic bug from the mutant catalog (course/term/demo_bug.py) -> partial
   marks.
 """
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from ..intake import notebooks
 from ..intake.notebooks import solved
 from ..records.rows import print_table
 from ..run.batch import grade
+from ..sandbox.settings import available
 from .demo_bug import BUG
 
 
@@ -56,6 +59,11 @@ def expected_outcome(rows, buggy_graded=True):
 
 
 def demo(course, workspace=None, sandbox="auto", selection=None):
+    works, why = available()
+    if sandbox == "auto" and not works and os.geteuid() == 0:   # the demo's own code, not students'
+        print(f"demo: no sandbox here ({why}); the demo's own submissions are graded without one, but "
+              f"grading students as root needs a sandbox that works, or --sandbox off", file=sys.stderr)
+        sandbox = "off"
     scratch = None
     if workspace is None:
         scratch = tempfile.mkdtemp(prefix="maskdiff-demo-")

@@ -25,14 +25,20 @@ from pathlib import Path
 
 from ..intake import notebooks as nbs
 from ..layout import KEPT_FOR, PACKAGE_PARENT, Course, settings_table
-from . import import_graph
+from ..records.nbgrader_apps import CourseError
+from . import import_graph, whole
+from .publish import MANIFEST
 
 ROOT_VARIABLE = "MASKDIFF_AUTOGRADER_ROOT"  # /autograder on Gradescope; a test's tree laid out like it
 TORCH = "torch==2.13.0"                     # as .ci/setup installs (a test holds them equal)
 STUDENT = "student"
 VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULTS = {"hidden_visibility": "after_due_date", "sandbox": "required"}
-CHOICES = {"hidden_visibility": VISIBILITY, "sandbox": ("required", "auto")}
+CHOICES = {"hidden_visibility": VISIBILITY, "sandbox": ("required", "off")}
+# Gradescope grades as root: `auto` would run students' code as root wherever its container refuses bubblewrap
+ROOT_AUTO = ("[tool.maskdiff.gradescope] sandbox = 'auto' would run students' code as root in Gradescope's container "
+             "wherever it refuses bubblewrap: keep \"required\" (the upload then fails where the sandbox cannot "
+             "run), or say \"off\" to grade without a sandbox knowingly")
 PACKAGE_FILES = ("pyproject.toml", "requirements.txt", "nbgrader_config.py")   # and README below
 README = """# The maskdiff autograder
 
@@ -76,6 +82,8 @@ def settings(course):
     """[tool.maskdiff.gradescope], checked: an unknown key or value is an error that names it."""
     table = settings_table(course.root / "pyproject.toml", "gradescope")
     for key, value in table.items():
+        if (key, value) == ("sandbox", "auto"):
+            raise ValueError(ROOT_AUTO)
         if key not in CHOICES:
             raise ValueError(f"[tool.maskdiff.gradescope] {key}: unknown setting; known: {', '.join(CHOICES)}")
         if value not in CHOICES[key]:
@@ -134,13 +142,33 @@ def _package_of(path, found):
     return ".".join(folder.relative_to(PACKAGE_PARENT).parts)
 
 
+def refuse_students_folder(course, out):
+    """The autograder holds the solutions and the checks: never inside the students' repository (a
+    folder `publish` wrote, or a clone of the course's public_repository), whose `git add -A` would
+    publish it."""
+    out = Path(out).resolve()
+    for folder in out.parents:
+        config = folder / ".git" / "config"
+        if (folder / MANIFEST).is_file():
+            what = "publish wrote it"
+        elif course.public_repository and config.is_file() and \
+                course.public_repository.lower() in config.read_text(errors="replace").lower():
+            what = f"a clone of {course.public_repository}"
+        else:
+            continue
+        raise CourseError(f"{out} is inside the students' repository {folder} ({what}), where `git add -A` "
+                          f"would publish the solutions and the checks the autograder holds: write it outside, "
+                          f"e.g. in the course root, and upload it to Gradescope from there")
+
+
 def build(course, out, selected=None):
     """Write the autograder zip; returns (its path, the notebooks it grades)."""
     chosen = course.select(selected)
     config = {"notebooks": chosen, "assignment": course.assignment, **settings(course),
               "built": time.strftime("%Y-%m-%d %H:%M:%S")}
     out = Path(out)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+    refuse_students_folder(course, out)
+    with whole.new_file(out) as partial, zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in (("setup.sh", SETUP.replace("@TORCH@", TORCH)), ("run_autograder", RUN)):
             info = zipfile.ZipInfo(name, time.localtime()[:6])
             info.external_attr = 0o100755 << 16

@@ -6,13 +6,15 @@ import pwd
 import shutil
 import sys
 
+from ..layout import HIDDEN_PACKAGE, PACKAGE_PARENT
 from ..sandbox import settings
 
 
 def summary():
     """[(what, how it stands)], in the order an instructor asks: which Python, which torch, nbgrader,
     copydetect (`similarity`), vegafusion and vl-convert-python (altair charts worked out in the
-    browser), and whether the sandbox works for the user who will grade."""
+    browser), which copy of the hidden checks it imports, and whether the sandbox works for the user who
+    will grade."""
     return [("python", f"{sys.version.split()[0]} at {sys.executable}" + (" (a virtual environment)"
                                                                           if sys.prefix != sys.base_prefix else "")),
             ("torch", _torch()),
@@ -21,6 +23,7 @@ def summary():
             ("copydetect", _version("copydetect")),
             ("vegafusion", _version("vegafusion")),
             ("vl-convert-python", _version("vl-convert-python")),
+            ("checks", f"{PACKAGE_PARENT / HIDDEN_PACKAGE} (the copy of the hidden checks this Python imports here)"),
             ("sandbox", _sandbox())]
 
 
@@ -48,6 +51,8 @@ def _sandbox():
     if works:
         how = "a uid per sandbox, as root" if os.geteuid() == 0 else "user namespaces"
         return f"bubblewrap {shutil.which('bwrap')} works for {user} ({how})"
+    if os.geteuid() == 0:
+        return f"NOT WORKING for {user}: {why}; grade stops unless told --sandbox off (students' code would run as root)"
     return f"NOT WORKING for {user}: {why}; grading would run without one (grade --sandbox required refuses)"
 
 

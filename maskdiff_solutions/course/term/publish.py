@@ -17,8 +17,11 @@ Publishing first does what `release` does (the set-up cells' READER_URL follows 
 release/ is regenerated from source/), so the notebooks published are release/'s bytes, and their
 badges and READER_URL name the same repository (checked, with the leaks, before anything is
 written): no solution or hidden-test line of any source notebook, no solution or hidden-test marker,
-no Python file but the reader, nothing named like a course package. A file publish wrote and someone
-has edited since (publish keeps fingerprints) is never overwritten: publish says where the words belong.
+no Python file but the reader, nothing named like a course package. Every other file of the folder is
+looked at too (course/term/leaks.py: the documented `git add -A` publishes them all), and one that must
+not reach students stops publish, named. A file publish wrote and someone has edited since (publish
+keeps fingerprints) is never overwritten: publish says where the words belong. The files are written
+whole or not at all (course/term/whole.py): a full disk leaves the folder as it was.
 """
 import hashlib
 import re
@@ -28,6 +31,7 @@ from ..intake import notebooks
 from ..layout import COURSE_PACKAGES, PLACEHOLDER_REPOSITORY, READER
 from ..records.nbgrader_apps import CourseError
 from .reader import reader_text
+from . import leaks as folder_leaks, whole
 from .release import needs_public_repository, release
 
 MANIFEST = ".maskdiff-published"  # the files publish wrote last time, which it may replace
@@ -246,7 +250,7 @@ def _target(course, directory):
                           f"repository is a repository of its own; publish it somewhere else")
     if target.exists() and not target.is_dir():
         raise CourseError(f"{target} is not a folder")
-    entries = [p for p in target.iterdir() if p.name != ".git"] if target.is_dir() else []
+    entries = [p for p in target.iterdir() if p.name not in (".git", whole.PARTIAL)] if target.is_dir() else []
     if entries and not (target / MANIFEST).is_file():
         raise CourseError(f"{target} already holds files that publish did not write "
                           f"({', '.join(sorted(p.name for p in entries)[:5])}): give a new or empty "
@@ -263,6 +267,21 @@ def refuse_edits(target):
                           f"would overwrite {them}: put the course's own words in the Markdown file "
                           f"[tool.maskdiff] student_notes names (publish puts it in the README), then "
                           f"delete or restore the changed files and publish again")
+
+
+def refuse_leaks(course, target):
+    """Nothing in the students' folder that students must not see, whoever put it there: publish's
+    documented `git add -A` takes every file (course/term/leaks.py). Those it replaces are not looked at,
+    unless edited since it wrote them (a solution notebook copied over a published one)."""
+    ours = {*course.notebooks(), "README.md", "requirements.txt", ".gitignore", READER, MANIFEST, *last_written(target)}
+    ours -= set(edited_since(target))
+    found = folder_leaks.in_folder(course, target, ours)
+    if found:
+        listed = "; ".join(f"{relative}: {why}" for relative, why in found[:20])
+        more = f"; and {len(found) - 20} more files" if len(found) > 20 else ""
+        raise CourseError(f"refusing to publish, {target} holds what students must never see, and `git add -A` "
+                          f"would publish it: {listed}{more}; remove {'it' if len(found) == 1 else 'them'} from "
+                          f"{target} (and from its git history if committed), then publish again")
 
 
 def release_up_to_date(course):
@@ -282,6 +301,7 @@ def publish(course, directory):
     needs_public_repository(course)
     notes = student_notes(course)
     target = _target(course, directory)
+    refuse_leaks(course, target)
     refuse_edits(target)
     release_up_to_date(course)
     files = build(course, notes)
@@ -293,17 +313,8 @@ def publish(course, directory):
     found = leaks(course, files)
     if found:
         raise CourseError("refusing to publish, the students' repository would leak: " + "; ".join(found[:10]))
-    target.mkdir(parents=True, exist_ok=True)
-    for relative in last_written(target):  # what the last publish wrote goes; the rest (LICENSE, .github/) stays
-        old = _inside(target, relative)
-        if old:
-            old.unlink()
-    for relative, text in sorted(files.items()):
-        path = target / relative
-        if path.is_symlink():
-            path.unlink()
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+    # what the last publish wrote goes (if still its own); the rest (LICENSE, .github/) stays
+    whole.put_files(target, files, [relative for relative in last_written(target) if _inside(target, relative)])
     return sorted(files)
 
 

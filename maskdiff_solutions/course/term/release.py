@@ -1,10 +1,11 @@
 """`release`: regenerate release/ from source/ through nbgrader (nbgrader_apps.generate), byte for byte
-reproducibly."""
+reproducibly, and put it in place whole (course/term/whole.py): a full disk leaves release/ as it was."""
 import shutil
 import tempfile
 
 from ..intake import notebooks
 from ..records.nbgrader_apps import CourseError, generate
+from .whole import new_file, new_folder
 
 
 def needs_public_repository(course):
@@ -20,7 +21,8 @@ def point_readers(course):
     for path in sorted(course.source_dir.glob("*.ipynb")):
         nb = notebooks.read(path)
         if notebooks.point_reader(nb, course.reader_url()):
-            notebooks.write(nb, path)
+            with new_file(path) as partial:   # a source notebook is never left half-written
+                notebooks.write(nb, partial)
             print(f"{path.relative_to(course.root)}: the set-up cell now fetches the drawing reader from "
                   f"{course.reader_url()} (commit it)")
 
@@ -31,6 +33,6 @@ def release(course, workspace=None):
     point_readers(course)
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:
         built = generate(course, scratch, workspace or scratch)
-        shutil.rmtree(course.release_dir, ignore_errors=True)
-        shutil.copytree(built, course.release_dir)
+        with new_folder(course.release_dir) as partial:   # release/ whole, or as it was
+            shutil.copytree(built, partial, dirs_exist_ok=True)
     return sorted(course.release_dir.glob("*.ipynb"))

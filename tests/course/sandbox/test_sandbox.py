@@ -108,9 +108,34 @@ def test_required_refuses_and_auto_warns_without_bubblewrap(monkeypatch, capsys)
     monkeypatch.setattr(settings, "_probed", {"answer": (False, "no bwrap here")})
     with pytest.raises(settings.SandboxError, match="no bwrap here"):
         settings.resolve_mode("required")
+    monkeypatch.setattr(settings.os, "geteuid", lambda: 1000)   # an ordinary user: warned
     assert settings.resolve_mode("auto") == "off" and "WITHOUT a sandbox" in capsys.readouterr().err
+    monkeypatch.setattr(settings.os, "geteuid", lambda: 0)      # root: students' code as root only when told
+    with pytest.raises(settings.SandboxError, match=r"no bwrap here\), and without one every student's code would "
+                                                    r"run as root.* or pass --sandbox off"):
+        settings.resolve_mode("auto")
+    assert settings.resolve_mode("off") == "off"
     with pytest.raises(ValueError, match="--sandbox must be one of"):
         settings.resolve_mode("maybe")
+
+
+def test_root_grades_without_a_working_sandbox_only_when_told(course, tmp_path, monkeypatch, capsys):
+    """Root where bubblewrap cannot run (a container): `grade` with the default --sandbox auto stops before
+    anyone is graded, in one sentence that says why and how to go on; --sandbox off grades."""
+    from maskdiff_solutions.course import cli
+    monkeypatch.setattr(settings, "_probed", {"answer": (False, "bwrap: No permissions to create new namespace")})
+    monkeypatch.setattr(settings.os, "geteuid", lambda: 0)
+    (tmp_path / "collected" / "ann").mkdir(parents=True)
+    (tmp_path / "collected" / "ann" / "notes.txt").write_text("no notebook: nothing to run")
+    argv = ["--course-dir", str(course.root), "grade", str(tmp_path / "collected"), "--notebook", "01",
+            "--no-canary", "--workspace", str(tmp_path / "ws")]
+    assert cli.main(argv) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "No permissions to create new namespace" in errors[0] and "as root" in errors[0] \
+        and "pass --sandbox off" in errors[0], errors
+    assert not (tmp_path / "ws").exists()
+    assert cli.main([*argv, "--sandbox", "off"]) == 0
+    assert "sandbox: OFF" in capsys.readouterr().err and (tmp_path / "ws" / "grades-by-notebook.csv").is_file()
 
 
 def test_notebooks_are_chosen_by_number_or_name():

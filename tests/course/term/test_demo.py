@@ -69,3 +69,22 @@ def test_the_demo_output_in_the_docs_is_what_the_demo_prints(course, graded_batc
         got, best = totals[student]
         assert f"{student:<10} {got:g} / {best:g} autograded points" in shown, student
     assert f"(buggy one: {demo.BUG.function}, {demo.BUG.name})" in shown
+
+
+def test_the_demo_goes_on_without_a_sandbox_as_root_and_says_so(course, monkeypatch, capsys, tmp_path):
+    """Its submissions are its own, not students': as root where bubblewrap cannot run, the demo (whose
+    default is --sandbox auto) grades them without one, saying so and what grading students would need."""
+    from maskdiff_solutions.course.sandbox import settings
+    monkeypatch.setattr(settings, "_probed", {"answer": (False, "no bwrap here")})
+    monkeypatch.setattr(demo.os, "geteuid", lambda: 0)
+    asked = []
+
+    def graded(*args, sandbox, **kwargs):
+        asked.append(sandbox)
+        raise RuntimeError("graded no further")
+    monkeypatch.setattr(demo, "grade", graded)
+    with pytest.raises(RuntimeError, match="graded no further"):
+        demo.demo(course, tmp_path / "ws", selection=["01"])
+    assert asked == ["off"]
+    assert "demo: no sandbox here (no bwrap here); the demo's own submissions are graded without one, but grading " \
+           "students as root needs a sandbox that works, or --sandbox off" in capsys.readouterr().err

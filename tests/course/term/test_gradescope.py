@@ -199,5 +199,33 @@ def test_the_gradescope_settings_are_checked(course, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.maskdiff.gradescope]\nhidden_visibility = "never"\n')
     with pytest.raises(ValueError, match="hidden_visibility = 'never' is not one of hidden, after_due_date"):
         gradescope.settings(Course.load(tmp_path))
+    (tmp_path / "pyproject.toml").write_text('[tool.maskdiff.gradescope]\nsandbox = "off"\n')
+    assert gradescope.settings(Course.load(tmp_path))["sandbox"] == "off"
+    # Gradescope grades as root: where its container refuses bubblewrap, `auto` would run students' code as root
     (tmp_path / "pyproject.toml").write_text('[tool.maskdiff.gradescope]\nsandbox = "auto"\n')
-    assert gradescope.settings(Course.load(tmp_path))["sandbox"] == "auto"
+    with pytest.raises(ValueError, match="sandbox = 'auto' would run students' code as root .* say \"off\""):
+        gradescope.settings(Course.load(tmp_path))
+
+
+def test_the_autograder_is_never_written_into_the_students_repository(course, tmp_path, capsys):
+    """It holds the solutions and the checks: a destination inside a folder `publish` wrote, or inside a
+    clone of the course's public repository, stops `gradescope` with nothing written; elsewhere it is built."""
+    from maskdiff_solutions.course import cli
+    from maskdiff_solutions.course.term.publish import MANIFEST
+    published = tmp_path / "maskdiff-students"
+    (published / "week1").mkdir(parents=True)
+    (published / MANIFEST).write_text("# written by the course's publish command\n")
+    clone = tmp_path / "students-clone"
+    (clone / ".git").mkdir(parents=True)
+    (clone / ".git" / "config").write_text(f'[remote "origin"]\n\turl = git@github.com:{course.public_repository}.git\n')
+    for out, folder, what in ((published / "autograder.zip", published, "publish wrote it"),
+                              (published / "week1" / "01.zip", published, "publish wrote it"),
+                              (clone / "autograder.zip", clone, f"a clone of {course.public_repository}")):
+        assert cli.main(["--course-dir", str(course.root), "gradescope", str(out), "--notebook", "01"]) == 2
+        error = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+        assert error == [f"error: {out} is inside the students' repository {folder} "
+                         f"({what}), where `git add -A` would publish the solutions and the checks the autograder "
+                         f"holds: write it outside, e.g. in the course root, and upload it to Gradescope from there"], error
+        assert not out.exists()
+    assert cli.main(["--course-dir", str(course.root), "gradescope", str(tmp_path / "autograder.zip"), "--notebook", "01"]) == 0
+    assert zipfile.is_zipfile(tmp_path / "autograder.zip")

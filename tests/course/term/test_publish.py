@@ -282,3 +282,83 @@ def test_release_badges_point_at_the_public_repository(course):
     for name in course.notebooks():
         first = notebooks.read(course.release_dir / name).cells[0].source
         assert publish.badge_targets(first) == [(course.public_repository, course.public_branch, name)]
+
+
+# --- every file of the students' folder, whoever put it there ---------------------------------------
+
+
+def plant_leaks(course, folder, autograder):
+    """What an instructor's hands move from the course into the students' folder by mistake, and what
+    `git add -A` would then publish: {relative path: what the refusal must say of it}."""
+    source = course.source_dir / course.notebooks()[0]
+    planted = {
+        "solutions/week1.ipynb": "holds '### BEGIN SOLUTION'",                    # last year's solution notebook
+        "01-solved.ipynb": f"a copy of the course's source/maskdiff/{course.notebooks()[0]}",   # a source one, renamed
+        "notes.md": "holds '### BEGIN HIDDEN TESTS'",                             # a hidden test pasted in
+        "maskdiff_solutions/": "named like the course's own 'maskdiff_solutions' (",            # the package
+        "helpers.py": "a copy of the course's maskdiff_solutions/grading/forward.py",          # a check, renamed
+        "autograder.zip": "an autograder zip",                                    # gradescope's output
+        "material.dat": "an archive whose source/maskdiff/",                      # the course zipped, renamed
+        "gradebook.db": "named like the course's own 'gradebook.db'",             # the students' marks
+        "marks.sqlite": "a database",
+        "week1/grades-by-notebook.csv": "named like the course's own 'grades-by-notebook.csv'",
+        "__pycache__/forward.cpython-311.pyc": "compiled Python",
+        "course": "a link out of the students' folder",
+        "answers.txt": "holds the solution or hidden-test line",                  # solution lines alone
+        "marks-week1.csv": "students' names or marks",                            # a grades file, renamed
+        "class.csv": "students' names or marks",                                  # Canvas's class list
+        course.notebooks()[0]: "a copy of the course's source/maskdiff/",         # copied over the published one
+    }
+    (folder / "solutions").mkdir()
+    (folder / "solutions" / "week1.ipynb").write_text(source.read_text().replace("Noise", "Last year's noise"))
+    shutil.copy(source, folder / "01-solved.ipynb")
+    shutil.copy(source, folder / course.notebooks()[0])
+    (folder / "notes.md").write_text(f"To do\n{notebooks.BEGIN_HIDDEN}\nassert x\n{notebooks.END_HIDDEN}\n")
+    shutil.copytree(ROOT / "maskdiff_solutions", folder / "maskdiff_solutions",
+                    ignore=shutil.ignore_patterns("__pycache__", "course"))
+    shutil.copy(ROOT / "maskdiff_solutions" / "grading" / "forward.py", folder / "helpers.py")
+    shutil.copy(autograder, folder / "autograder.zip")
+    shutil.make_archive(str(folder / "material"), "zip", course.root, "source")
+    (folder / "material.zip").rename(folder / "material.dat")
+    (folder / "gradebook.db").write_bytes(b"SQLite format 3\0")
+    (folder / "marks.sqlite").write_bytes(b"SQLite format 3\0 marks")
+    (folder / "week1").mkdir()
+    (folder / "week1" / "grades-by-notebook.csv").write_text("student,notebook\nann,01\n")
+    (folder / "__pycache__").mkdir(exist_ok=True)
+    (folder / "__pycache__" / "forward.cpython-311.pyc").write_bytes(b"\xa7\r\r\n compiled")
+    (folder / "course").symlink_to(course.root)
+    (folder / "marks-week1.csv").write_text("student,notebook,status,auto_score,auto_max\nann,01,graded,16,16\n")
+    (folder / "class.csv").write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Doe, Jane\",4242,,jd,A\n")
+    secret = sorted(line for line in notebooks.secret_lines(notebooks.read(source)) if len(line) > 30)
+    (folder / "answers.txt").write_text("\n".join(secret[:3]) + "\n")
+    return planted
+
+
+def test_publish_refuses_every_file_of_the_folder_that_students_must_not_see(public, tmp_path, capsys):
+    """The documented flow publishes with `git add -A`: a solution notebook copied into the folder, a
+    check under another name, the autograder, the class's marks... each stops publish, named, before
+    anything is written; the honest files beside them (a licence, a CI workflow, the reader's cache) do not."""
+    from maskdiff_solutions.course.term import gradescope
+    course, published, _ = public
+    folder = tmp_path / "students"
+    shutil.copytree(published, folder)
+    (folder / "LICENSE").write_text("CC-BY-4.0")
+    (folder / ".github" / "workflows").mkdir(parents=True)
+    (folder / ".github" / "workflows" / "check.yml").write_text("on: push\njobs: {}\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "drawing_reader.cpython-311.pyc").write_bytes(b"\xa7\r\r\n the reader")
+    honest = ["LICENSE", ".github/workflows/check.yml", "__pycache__/drawing_reader.cpython-311.pyc"]
+    publish.refuse_leaks(course, folder)   # honest files: nothing to refuse
+    autograder, _ = gradescope.build(course, tmp_path / "autograder.zip", ["01"])
+    planted = plant_leaks(course, folder, autograder)
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
+    assert cli.main(["publish", str(folder), "--course-dir", str(course.root)]) == 2
+    err = capsys.readouterr().err
+    error = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and error[0].startswith(f"error: refusing to publish, {folder} holds what students "
+                                                   f"must never see, and `git add -A` would publish it: "), err
+    for relative, why in planted.items():
+        assert f"{relative}: {why}" in error[0], (relative, why, error[0])
+    assert not any(f"{relative}: " in error[0] for relative in honest), error[0]
+    assert error[0].endswith(f"remove them from {folder} (and from its git history if committed), then publish again")
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.is_symlink()} == before

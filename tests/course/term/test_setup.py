@@ -78,7 +78,8 @@ def test_check_setup_says_which_python_torch_nbgrader_and_sandbox():
     assert done.returncode == 0, done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines()}
     assert set(lines) == {"python", "torch", "transformers", "nbgrader", "copydetect", "vegafusion",
-                          "vl-convert-python", "sandbox"}, done.stdout
+                          "vl-convert-python", "checks", "sandbox"}, done.stdout
+    assert lines["checks"].split()[1] == str(ROOT / "maskdiff_solutions")
     assert sys.executable in lines["python"] and ("CPU only" in lines["torch"] or "GPU:" in lines["torch"])
     assert ("works for" in lines["sandbox"]) or ("NOT WORKING" in lines["sandbox"])
     assert (sys.prefix != sys.base_prefix) == ("virtual environment" in lines["python"])
