@@ -151,3 +151,23 @@ def test_busy_processes_lead_sessions_of_their_own_and_end_with_the_block():
         assert all(busy.session_of(pid) == pid != os.getsid(0) for pid in pids)
     assert all(process.poll() is not None for process in processes)
 
+
+def test_a_notebook_the_machine_stopped_is_graded_again_by_only_changed(course, tmp_path, monkeypatch):
+    """The record keeps no submission hash for a notebook the machine's load stopped (StudentResult.busy),
+    so `grade --only-changed` grades that student again instead of keeping the result."""
+    from types import SimpleNamespace
+
+    from maskdiff_solutions.course.records.rows import Row, StudentResult
+    from maskdiff_solutions.course.run import committer
+    kept = {}
+    monkeypatch.setattr(committer.commit, "commit", lambda *args: kept.update(args[6]))
+    earlier = SimpleNamespace(keeps=lambda student, rows: set(), had_result=lambda student, notebook: False,
+                              note_replaced=lambda student, row: None)
+    folder = tmp_path / "ann"
+    folder.mkdir()
+    (folder / "01_noise_for_words.ipynb").write_text("{}")
+    result = StudentResult("ann", [Row("ann", "01_noise_for_words", "flagged"), Row("ann", "02_undiffusing", "graded")],
+                           busy=["01_noise_for_words"])
+    committer.Committer(course, tmp_path, earlier, None, "inputs").student(tmp_path, result, folder)
+    assert kept["01_noise_for_words"]["submission"] == ""
+    assert kept["02_undiffusing"]["submission"]
