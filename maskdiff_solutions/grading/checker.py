@@ -160,6 +160,12 @@ class Checker:
             pass
         return self.record
 
+    @property
+    def thread_id(self):
+        """The native id of the thread that runs the checks (0 before it starts): the grader counts its
+        CPU time as that of the cell waiting on it (course/run/preprocessors.py)."""
+        return self._thread.native_id if self._thread is not None else 0
+
     def __enter__(self):
         return self.start()
 

@@ -36,6 +36,24 @@ def test_the_given_guesser_is_notebook_02s_on_every_canvas():
         assert torch.allclose(world.GuessX0_two(x), toy.GuessX0_two(x)), world.Decode(x)
 
 
+def test_the_given_guesser_keeps_each_canvas_once_and_hands_out_copies():
+    """GuessX0_two keeps each canvas's guess (the experiments' steps ask for few canvases, again and
+    again): a guess changed by its caller changes no later one, and a canvas of other tokens or shape
+    (a student's function may hand the checker's guesser anything) is answered and not kept."""
+    canvas = world.Encode("the cat is alive")
+    canvas[2] = world.MASK
+    first = world.GuessX0_two(canvas)
+    first[0, 0] = 99.0
+    assert torch.equal(world.GuessX0_two(canvas), toy.GuessX0_two(canvas))
+    kept = len(world.GUESSES)
+    for odd in (torch.tensor([100, 1, 3, 4]), torch.tensor([0.5, 1.0, 3.0, 4.0]), torch.zeros(2, 4, dtype=torch.long)):
+        try:
+            world.GuessX0_two(odd)
+        except RuntimeError:   # a shape the world's words cannot be compared with
+            pass
+    assert len(world.GUESSES) == kept
+
+
 def test_impossible_is_every_sentence_but_the_two():
     assert not world.Impossible(world.Encode("the cat is alive"))
     assert not world.Impossible(world.Encode("the box is empty"))

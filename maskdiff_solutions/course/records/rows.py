@@ -62,6 +62,8 @@ class StudentResult:
     tests: dict = field(default_factory=dict)   # notebook -> {test grade_id: (score, max)}
     withheld: list = field(default_factory=list)  # notebooks whose autograded marks are withheld
     check_seconds: dict = field(default_factory=dict)  # notebook -> seconds its hidden checks took
+    timed: dict = field(default_factory=dict)  # notebook -> its test cells from the first a time limit stopped
+    busy: list = field(default_factory=list)   # notebooks the machine's load stopped (not the student's code)
 
 
 @dataclass

@@ -55,7 +55,8 @@ from . import by_notebook, cluster, rerun, student as one_student
 from ..ledger.export import remaker
 from .committer import Committer, Interrupted, remember_intake
 from .earlier import Earlier
-from .canary import NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, submission
+from .canary import (NOTHING_HANDED_IN, STUDENT, Proof, gate, notebooks_to_prove, setup_parts, out_of_time_sentence,
+                     submission)
 
 EXECUTORS = ("local", "dask")
 
@@ -162,7 +163,12 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
             stream = cluster.run(tasks, course, template, scheduler, retries, timeout)
         else:
             stream = _run(tasks, jobs)
-        stream = gate(stream, on_pass=lambda: proof.record(todo)) if todo else stream
+        late = {}
+
+        def proved(out_of_time):   # the canary passed: what it proved is kept, what ran out of time said
+            proof.record([name for name in todo if Path(name).stem not in out_of_time])
+            late.update(out_of_time)
+        stream = gate(stream, on_pass=proved) if todo else stream
         try:
             for student, result in stream:
                 started = time.perf_counter()
@@ -189,6 +195,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     if lines and aside["kept"]:
         lines.append(f"the workspace as it was before is kept in {aside['kept']}: "
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
+    if late:
+        canary_note = "\n".join(filter(None, [canary_note, out_of_time_sentence(late)]))
     return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
                   course.answers_optional, canary_note, lines)
 

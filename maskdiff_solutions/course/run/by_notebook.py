@@ -74,6 +74,8 @@ class Unit:
     api: object = None        # the NbGraderAPI of its work folder, gradebook copy and notebook
     notes: list = field(default_factory=list)      # (status, sentence) from `finish`
     suspect: list = field(default_factory=list)    # integrity notes from `finish`
+    timed: list = field(default_factory=list)      # test cells from the first a time limit stopped
+    busy: bool = False                              # the machine's load stopped a cell (student.time_stops)
 
     @property
     def db(self):
@@ -104,8 +106,9 @@ def autograde_unit(unit, course, student, target, template_db, plan, settings, f
         os.chmod(sockets, 0o755)  # the sandbox's user reaches the socket through it (read-only)
         checker = Checker(Path(sockets) / "c.sock", names, scope="notebook")
         config.SurvivingExecute.sandbox = Settings(**{**settings, "checker": checker.path}).to_dict()
-        api = NbGraderAPI(config=config)
         with checker, nbgrader_errors(this_thread=True) as errors:
+            config.SurvivingExecute.checker_thread = checker.thread_id   # its work counts as the cell's
+            api = NbGraderAPI(config=config)
             with temp_attrs(api.coursedir, assignment_id=course.assignment, student_id=student):
                 app = NotebookAutograde(coursedir=api.coursedir, parent=api)
                 app.force, app.create_student = True, True

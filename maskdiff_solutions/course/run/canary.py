@@ -81,8 +81,11 @@ def notebooks_to_prove(selected, folders):
 
 
 def problem(result):
-    """None when every notebook of the canary got full autograded marks, else the sentence why not."""
+    """None when every notebook of the canary got full autograded marks, or fell short only where a
+    time limit stopped it (`out_of_time`), else the sentence why not."""
     for row in result.rows:
+        if row.notebook in out_of_time(result):
+            continue
         if row.status != "graded" or row.auto_score < row.auto_max or row.auto_max == 0:
             why = f" ({row.reason.rstrip('.')[:300]})" if row.reason else ""
             return (f"the reference solution of {row.notebook} got {row.auto_score:g} / {row.auto_max:g} "
@@ -91,9 +94,32 @@ def problem(result):
     return None
 
 
+def out_of_time(result):
+    """{notebook: why} of the notebooks whose reference lost points only in the test cells at or after
+    the first cell a time limit stopped (course/run/student.time_stops): slow here, now (a machine too
+    busy, or slower than the course expects), which says nothing of the setup. They are not proved,
+    and grading goes on."""
+    found = {}
+    for row in result.rows:
+        after = set(result.timed.get(row.notebook, ()))
+        lost = set(row.failed_tests.split()) | set(row.review.split())
+        if after and lost <= after and row.status in ("graded", "flagged") and row.auto_max > 0:
+            found[row.notebook] = row.reason
+    return found
+
+
+def out_of_time_sentence(found):
+    """What the canary says of the notebooks `out_of_time` found, one line each."""
+    return "\n".join(f"canary: the reference of {notebook} ran out of time here ({why.rstrip('.')[:300]}): that "
+                     f"is this machine, now (too busy, or slower than the course expects), not a broken setup, "
+                     f"so grading went on; students stopped the same way are flagged for a person"
+                     for notebook, why in sorted(found.items()))
+
+
 def gate(stream, on_pass=None):
     """The (student, result) stream without the canary; nothing passes before the canary's verdict,
-    and a failed canary ends the stream with CanaryFailed. on_pass() runs once the canary passed."""
+    and a failed canary ends the stream with CanaryFailed. on_pass(late) runs once the canary passed,
+    with the notebooks it could not prove for a time limit (`out_of_time`)."""
     held, passed = [], False
     for student, result in stream:
         if student == STUDENT:
@@ -102,7 +128,7 @@ def gate(stream, on_pass=None):
                 raise CanaryFailed(why)
             passed = True
             if on_pass is not None:
-                on_pass()
+                on_pass(out_of_time(result))
             yield from held
             held = []
         elif passed:

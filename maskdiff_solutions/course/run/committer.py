@@ -49,8 +49,10 @@ class Committer:
                 rows.append(row)
         info = self.intake.students.get(result.student) if self.intake else None
         submission = "" if crashed else job.submission_hash(folder)
+        # a notebook the machine's load stopped is graded again by --only-changed (no hash to match)
         extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
-                                "submission": submission, "inputs": self.inputs,
+                                "submission": "" if row.notebook in result.busy else submission,
+                                "inputs": self.inputs,
                                 "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
         commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows, extra,
                       result.withheld, kept, self.remake)

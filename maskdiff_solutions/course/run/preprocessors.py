@@ -6,28 +6,44 @@ nbgrader's own Execute gives up on the whole student when the kernel dies (os._e
 memory) or ignores the interrupt at the time limit, and deletes their autograded folder; its
 LimitOutput counts lines, so one 50 MB line passes.
 
+A cell's time limit counts what the student's code computes, not the clock of a machine other work may
+share (course/sandbox/time_limits.py): a cell is stopped once it has run its limit of clock time *and*
+computed that long (the CPU time of its busiest thread, and of the checker's thread while a hidden test
+waits on it), or once it has run `backstop` times its limit of clock time whatever it did (code that
+sleeps or waits). On an idle machine a cell that computes is stopped at its limit, as nbgrader would; on
+a busy one it gets the computing time it would have had there. A cell stopped at the backstop that
+wanted its limit of CPU time and waited for it is the machine's doing, not the student's: it is
+marked MachineBusy (a person looks, the canary does not count it against the setup). A whole notebook
+has the same two clocks.
+
 When `python -m maskdiff_solutions grade` runs it, `SurvivingExecute.sandbox` holds the sandbox
 settings (course/sandbox/settings.py): each kernel then starts in a sandbox of its own and its hidden test
 cells talk to the trusted checker. Plain `nbgrader autograde` leaves it empty: kernels run with the
 grader's rights and hidden checks run in-process, trusting the student's code.
 """
+import asyncio
 import os
 import time
 from contextlib import contextmanager
+from queue import Empty
 
-from jupyter_core.utils import run_sync
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.client import timestamp
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Dict, Enum, Integer
+from traitlets import Dict, Enum, Float, Integer
 
 from ..records import inert
+from ..sandbox import time_limits
+from ..sandbox.time_limits import STARVED, WAITED, Spent, spent, verdict
 from ..sandbox.kernel import SandboxedKernelManager
 
 KERNEL_DIED = "KernelDied"
 NOT_RUN = "NotRun"
 TIMED_OUT = "CellTimeoutError"  # nbgrader's name for a cell interrupted at the timeout
 IGNORED_INTERRUPT = "IgnoredInterrupt"
+MACHINE_BUSY = "MachineBusy"  # stopped at the backstop while it waited for a CPU: the machine's doing
 TRUNCATED = inert.CUT
 
 
@@ -70,7 +86,11 @@ class SurvivingExecute(Execute):
     The same happens to the cells left when the notebook has run for notebook_timeout seconds: a
     kernel that ignores interrupts would otherwise cost the cell timeout once per remaining cell."""
 
-    notebook_timeout = Integer(300, help="seconds a whole notebook may run").tag(config=True)
+    notebook_timeout = Integer(300, help="seconds a whole notebook may compute").tag(config=True)
+    backstop = Float(4.0, help="a cell or notebook is stopped after this many times its limit of clock "
+                               "time, whatever it computed (code that sleeps or waits)").tag(config=True)
+    checker_thread = Integer(0, help="the native id of the grader's thread that runs this kernel's hidden "
+                                     "checks: its CPU time counts as the cell's (0: none)").tag(config=True)
     sandbox = Dict(help="sandbox settings (course/sandbox/settings.py); empty: kernels run unsandboxed "
                         "and hidden checks in-process").tag(config=True)
     cell_output_bytes = Integer(4_000_000, help="output one cell may produce while it runs; the rest "
@@ -121,7 +141,9 @@ class SurvivingExecute(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = None
-        self._deadline = None  # set at the first cell: starting the kernel does not count
+        self._started = None  # set at the first cell: starting the kernel does not count
+        self._meter = self._last = self._stop = self._stop_spent = None
+        self._used = Spent()   # what the cells run so far computed
         nb, resources = super().preprocess(nb, resources, km)
         # A cell may have deleted the folder it ran in; nbgrader writes the graded notebook there.
         folder = (resources or {}).get("metadata", {}).get("path")
@@ -132,10 +154,11 @@ class SurvivingExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        if self._deadline is None:
-            self._deadline = time.monotonic() + self.notebook_timeout
-        if self._stopped is None and time.monotonic() > self._deadline:
-            self._stopped = f"not run: the notebook used up the grader's {self.notebook_timeout} s"
+        if self._started is None:
+            self._started = time.monotonic()
+        self._look_between_cells()
+        if self._stopped is None:
+            self._stopped = self._notebook_stop(time.monotonic() - self._started)
         if self._stopped is not None:
             cell.outputs = [error(NOT_RUN, self._stopped)]
             return cell, resources
@@ -159,6 +182,85 @@ class SurvivingExecute(Execute):
             except Exception:  # noqa: BLE001 - it is being killed either way
                 pass
             return cell, resources
+
+    # --- the clocks: computing time, with a backstop of clock time ---------------------------------
+    def _kernel_meter(self):
+        """A reader of this kernel's processes (course/sandbox/time_limits.py), or None where they cannot
+        be read (no local process: the limits are then nbgrader's clock time alone)."""
+        if self._meter is None:
+            provisioner = getattr(self.km, "provisioner", None)
+            root = getattr(provisioner, "pid", None)
+            if not isinstance(root, int) or not os.path.isdir(f"/proc/{root}"):
+                return None
+            sandbox = getattr(self.km, "sandbox", None)
+            procs = sandbox.cgroup.procs if sandbox is not None else ()
+            extra = [(os.getpid(), self.checker_thread)] if self.checker_thread else []
+            self._meter = time_limits.KernelMeter(root, procs, extra)
+        return self._meter
+
+    def _look_between_cells(self):
+        """A reading at each cell's start: the clock's zero for this cell, and the end of the last one,
+        whose time joins the notebook's."""
+        meter = self._kernel_meter()
+        now = meter.read() if meter is not None else None
+        if self._last is not None and now is not None:
+            self._used = self._used + spent(self._last, now)
+        self._last = now
+
+    def _notebook_stop(self, wall):
+        """None while the notebook may go on, else why the cells left are not run."""
+        limit = self.notebook_timeout
+        used = self._used if self._last is not None else Spent(wall, wall, wall)
+        why = verdict(Spent(wall, used.busy, used.wanted), limit, self.backstop)
+        if why == STARVED:
+            return (f"not run: the grading machine was too busy to finish this notebook (it computed "
+                    f"{used.busy:.0f} s of its {limit} s in {wall:.0f} s)")
+        if why is not None:
+            return f"not run: the notebook used up the grader's {limit} s"
+        return None
+
+    async def _async_poll_for_reply(self, msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive):
+        """nbclient's wait for a cell's reply, with the cell's clocks in place of its deadline: looked at
+        once a second from the moment the cell has run its limit of clock time (it cannot have computed
+        that long before)."""
+        meter = self._kernel_meter() if timeout else None
+        self._stop = None
+        if meter is None or self._last is None:
+            return await super()._async_poll_for_reply(msg_id, cell, timeout, task_poll_output_msg,
+                                                       task_poll_kernel_alive)
+        start, reply = self._last, None
+
+        def until():   # the next look: at the cell's limit of clock time, then once a second
+            return max(0.0, timeout - (time.monotonic() - start.at)) or 1.0
+        while True:
+            try:
+                if reply:
+                    msg = reply
+                    msg["parent_header"] = {"msg_id": msg_id}
+                else:
+                    msg = await ensure_async(self.kc.shell_channel.get_msg(timeout=until()))
+                if msg["parent_header"].get("msg_id") == msg_id:
+                    if self.record_timing:
+                        cell["metadata"]["execution"]["shell.execute_reply"] = timestamp(msg)
+                    try:
+                        await asyncio.wait_for(task_poll_output_msg, self.iopub_timeout)
+                    except (asyncio.TimeoutError, Empty):
+                        if self.raise_on_iopub_timeout:
+                            task_poll_kernel_alive.cancel()
+                            raise CellTimeoutError.error_from_timeout_and_cell(
+                                "Timeout waiting for IOPub output", self.iopub_timeout, cell) from None
+                        self.log.warning("Timeout waiting for IOPub output")
+                    task_poll_kernel_alive.cancel()
+                    return msg
+            except Empty:
+                if self._stop is None:
+                    used = spent(start, meter.read())
+                    self._stop, self._stop_spent = verdict(used, timeout, self.backstop), used
+                    if self._stop is None:
+                        continue
+                task_poll_kernel_alive.cancel()
+                await self._async_check_alive()
+                reply = await self._async_handle_timeout(timeout, cell)
 
     @contextmanager
     def named(self, cell):
@@ -190,17 +292,34 @@ class SurvivingExecute(Execute):
     def plain_timeout(self, cell):
         """A cell interrupted at the time limit holds the KeyboardInterrupt the interrupt raised (a long
         traceback through the student's loop, tqdm and the kernel) and nbgrader's CellTimeoutError: keep
-        one error, in one plain sentence."""
+        one error, in one plain sentence that says which clock ran out."""
         if not any(o.get("ename") == TIMED_OUT for o in cell.get("outputs", [])):
             return cell
         cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
-        cell.outputs.append(error(TIMED_OUT, timeout_sentence(self.timeout)))
+        limit, why = self.timeout, self._stop
+        if why == STARVED:
+            used = self._stop_spent
+            cell.outputs.append(error(MACHINE_BUSY, busy_sentence(limit, used.busy, used.wall)))
+        elif why == WAITED:
+            cell.outputs.append(error(TIMED_OUT, waited_sentence(limit * self.backstop)))
+        else:
+            cell.outputs.append(error(TIMED_OUT, timeout_sentence(limit)))
         return cell
 
 
 def timeout_sentence(seconds):
-    return (f"this cell ran longer than the grader's {seconds} s limit and was stopped: write repetitions "
-            f"as repeats(n), which shrinks them under the grader, or look for an endless loop")
+    return (f"this cell computed for longer than the grader's {seconds} s limit and was stopped: write "
+            f"repetitions as repeats(n), which shrinks them under the grader, or look for an endless loop")
+
+
+def waited_sentence(seconds):
+    return (f"this cell ran for {seconds:g} s, the grader's limit for a cell that waits (sleep, input, a "
+            f"lock or a process that never ends), and was stopped")
+
+
+def busy_sentence(limit, busy, wall):
+    return (f"the grading machine was too busy to run this cell: it computed {busy:.0f} of its {limit} s "
+            f"in {wall:.0f} s and was stopped; this is not your code's doing, and a person grades it again")
 
 
 class LimitOutputSize(NbGraderPreprocessor):

@@ -29,7 +29,7 @@ from ..sandbox.environ import environment
 from ..sandbox.kernel import GRADING_ENV
 from ..sandbox.settings import Settings
 from . import by_notebook
-from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, NOT_RUN, TIMED_OUT, TRUNCATED
+from .preprocessors import IGNORED_INTERRUPT, KERNEL_DIED, MACHINE_BUSY, NOT_RUN, TIMED_OUT, TRUNCATED
 
 
 def hidden_package_first():
@@ -98,7 +98,8 @@ def finish(unit, course, student, plan, prepared, handed):
                                                {unit.name: prepared[unit.name]}).get(unit.name, [])
     if not unit.success or not graded_nb.is_file():
         return
-    unit.notes = outcome_notes(notebooks.read(graded_nb))
+    graded = notebooks.read(graded_nb)
+    unit.notes, (unit.timed, unit.busy) = outcome_notes(graded), time_stops(graded)
     to_review = reviews(plan, unit.record, unit.name)
     for cell, why in sorted(to_review.items()):   # the grader's own gap: the instructor must hear of it
         for module in colab.lacked([why]):
@@ -128,8 +129,13 @@ def outcome_notes(nb):
                 notes.append(("flagged", f"the notebook ran out of time before {label}; "
                                          f"the cells from there on were not run"))
                 return notes  # every later cell says the same
+            elif ename == NOT_RUN and "too busy" in output.get("evalue", ""):
+                notes.append(("flagged", f"{BUSY}: the notebook was stopped before {label}; {AGAIN}"))
+                return notes
             elif ename == TIMED_OUT:
                 notes.append(("flagged", f"{label} ran past the cell time limit and was interrupted"))
+            elif ename == MACHINE_BUSY:
+                notes.append(("flagged", f"{BUSY}: {label} was stopped; {AGAIN}"))
             elif ename == IGNORED_INTERRUPT:
                 notes.append(("flagged", f"{label} ran past the cell time limit and ignored the interrupt; "
                                          f"the kernel was stopped and the cells after it were not run"))
@@ -137,6 +143,32 @@ def outcome_notes(nb):
             elif TRUNCATED in str(output.get("text", "")) + str(output.get("data", "")):
                 notes.append(("graded", f"the huge output of {label} was cut"))
     return notes
+
+
+BUSY = "the grading machine was too busy (not the student's doing)"
+AGAIN = "grade again when it is quieter (grade --only-changed grades such students again)"
+
+
+def stop_kind(output):
+    """"load" for an output saying the machine's load stopped a cell or the notebook (course/run/
+    preprocessors.py), "time" for any other time limit's stop, else None."""
+    ename, evalue = output.get("ename"), str(output.get("evalue", ""))
+    if ename == MACHINE_BUSY or (ename == NOT_RUN and "too busy" in evalue):
+        return "load"
+    if ename in (TIMED_OUT, IGNORED_INTERRUPT) or (ename == NOT_RUN and "used up" in evalue):
+        return "time"
+    return None
+
+
+def time_stops(nb):
+    """(the test cells at or after the first cell a time limit stopped, whether the machine's load
+    stopped any): what time may have cost, which alone never fails the canary (course/run/canary.py)."""
+    stops = [(index, stop_kind(output)) for index, cell in enumerate(nb.cells)
+             for output in cell.get("outputs", []) if stop_kind(output)]
+    if not stops:
+        return [], False
+    tests = [notebooks.grade_id(cell) for cell in nb.cells[stops[0][0]:] if notebooks.is_test(cell)]
+    return tests, any(kind == "load" for _, kind in stops)
 
 
 def notebook_row(course, held, work, student, name, info, unit, shadow, result):
@@ -165,6 +197,10 @@ def notebook_row(course, held, work, student, name, info, unit, shadow, result):
         row.mark("repaired", f"{len(info.changes)} repair(s), see repairs")
     for status, sentence in unit.notes:
         row.mark(status, sentence)
+    if unit.timed:
+        result.timed[notebook] = list(unit.timed)
+    if unit.busy:
+        result.busy.append(notebook)
     if shadow:
         row.mark("flagged", f"submission ships {', '.join(shadow)}, named like a course package; "
                             f"graded against the real one")

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from maskdiff_solutions.course.run import canary, job
+from maskdiff_solutions.course.run import canary, job, preprocessors, student
 from maskdiff_solutions.course.layout import SEED_VARIABLE
 from maskdiff_solutions.course.records.rows import Row, StudentResult
 
@@ -78,11 +78,57 @@ def test_only_a_passing_canary_is_recorded():
     def result(student, score):
         return student, StudentResult(student, [Row(student, "01_noise_for_words", "graded", score, 3.0)])
     recorded = []
-    list(canary.gate(iter([result("a", 3.0), result(canary.STUDENT, 3.0)]), lambda: recorded.append(1)))
+    list(canary.gate(iter([result("a", 3.0), result(canary.STUDENT, 3.0)]), lambda late: recorded.append(1)))
     assert recorded == [1]
     with pytest.raises(canary.CanaryFailed):
-        list(canary.gate(iter([result(canary.STUDENT, 2.0)]), lambda: recorded.append(2)))
+        list(canary.gate(iter([result(canary.STUDENT, 2.0)]), lambda late: recorded.append(2)))
     assert recorded == [1]
+
+
+def stopped_notebook(ename, evalue, at):
+    """A notebook of five cells, a solution and its test, then a cell stopped by `ename` at index `at`."""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    def cell(gid, test=False):
+        return new_code_cell("", metadata={"nbgrader": {"grade_id": gid, "grade": test, "solution": not test}})
+    cells = [cell("f"), cell("test_f", True), cell("g"), cell("test_g", True), cell("test_h", True)]
+    cells[at].outputs = [new_output("error", ename=ename, evalue=evalue, traceback=[])]
+    return new_notebook(cells=cells)
+
+
+@pytest.mark.parametrize("ename, evalue, busy", [
+    (preprocessors.MACHINE_BUSY, "the grading machine was too busy", True),
+    (preprocessors.NOT_RUN, "not run: the grading machine was too busy to finish this notebook", True),
+    (preprocessors.TIMED_OUT, preprocessors.timeout_sentence(30), False),
+    (preprocessors.NOT_RUN, "not run: the notebook used up the grader's 300 s", False),
+    (preprocessors.IGNORED_INTERRUPT, "this cell ran past the time limit and ignored the interrupt", False),
+])
+def test_a_time_stop_names_the_tests_it_may_have_cost(ename, evalue, busy):
+    assert student.time_stops(stopped_notebook(ename, evalue, 2)) == (["test_g", "test_h"], busy)
+    assert student.time_stops(stopped_notebook(preprocessors.KERNEL_DIED, "died", 2)) == ([], False)
+
+
+def canary_result(failed, timed, status="flagged"):
+    row = Row(canary.STUDENT, "06_revising_and_faster", status, 25.0, 28.0, failed_tests=" ".join(failed),
+              reason="plot_loop ran past the cell time limit and was interrupted")
+    return StudentResult(canary.STUDENT, [row], timed={"06_revising_and_faster": timed} if timed else {})
+
+
+def test_a_reference_that_only_ran_out_of_time_never_stops_a_batch():
+    """Issue 63: 'slow here, now' is not 'wrong'. Points lost only at or after the first cell a time
+    limit stopped pass the gate, unproved and said; one point lost before it stops grading."""
+    late = []
+    out = list(canary.gate(iter([("ann", "a result"), (canary.STUDENT, canary_result(
+        ["test_plot_loop", "test_later"], ["test_plot_loop", "test_later", "test_never_lost"]))]), late.append))
+    assert out == [("ann", "a result")]
+    assert list(late[0]) == ["06_revising_and_faster"]
+    said = canary.out_of_time_sentence(late[0])
+    assert "ran out of time here (plot_loop ran past the cell time limit" in said and "grading went on" in said
+    with pytest.raises(canary.CanaryFailed, match="got 25 / 28"):   # a test lost before the stop
+        list(canary.gate(iter([(canary.STUDENT, canary_result(["test_earlier", "test_plot_loop"],
+                                                              ["test_plot_loop"]))]), late.append))
+    with pytest.raises(canary.CanaryFailed):   # no time stop at all
+        list(canary.gate(iter([(canary.STUDENT, canary_result(["test_plot_loop"], []))]), late.append))
 
 
 @pytest.fixture
