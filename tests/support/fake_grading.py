@@ -72,7 +72,6 @@ import sqlite3
 import tempfile
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 
 from nbgrader.utils import compute_checksum, determine_grade
 
@@ -82,6 +81,7 @@ from maskdiff_solutions.course.layout import Course
 from maskdiff_solutions.course.records.answers import make_optional
 from maskdiff_solutions.course.records.gradebook import all_scores, has_submission
 from maskdiff_solutions.course.records.rows import StudentResult
+from maskdiff_solutions.course.run.by_notebook import Unit
 
 STUB = "raise NotImplementedError"
 STOP, STEPS, TEMPLATE = "MASKDIFF_FAKE_STOP", "MASKDIFF_FAKE_STEPS", "MASKDIFF_FAKE_TEMPLATE"
@@ -163,7 +163,7 @@ def grade_student(task):
         write_page(db, course.assignment, student, Path(name).stem,
                    work / "feedback" / student / course.assignment / f"{Path(name).stem}.html")
     result = StudentResult(student, [])
-    unit = SimpleNamespace(success=True, why="", notes=[], suspect=[])
+    unit = Unit(name="", folder=work, success=True)   # the real Unit: a field it gains reaches the fake too
     held = all_scores(db, course.assignment)
     for name in selected:
         result.rows.append(one_student.notebook_row(course, held, work, student, name, prepared.get(name),
