@@ -28,7 +28,7 @@ from maskdiff_solutions import batched  # noqa: E402
 from maskdiff_solutions.grading.batched import MASK, PAD, random_canvas  # noqa: E402
 from tests.support import margins  # noqa: E402
 
-TIE = 1e-5   # float32 probabilities differ by 4e-7 at most between shapes, thread counts and softmax forms
+TIE = 1e-5   # float32 probabilities differ by 5e-7 at most between shapes, thread counts and softmax forms
 from maskdiff_solutions.grading.fakes import FakeDenoiser
 
 

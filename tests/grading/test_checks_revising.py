@@ -417,7 +417,7 @@ def test_the_blocks_check_leaves_rounding_no_tie_to_break():
     """SampleBlocks.blocks holds every canvas to the reference's run token for token. Along both runs (the
     reference as the student, and the check's own) every committed candidate leads its runner-up by 1.3e-2 in
     probability and every call's last commit lies 5.9e-3 above the first confidence it leaves (measured), where
-    a student's other softmax or thread count moves them by 4e-7 at most (tests/support/margins.py)."""
+    a student's other softmax or thread count moves them by 5e-7 at most (tests/support/margins.py)."""
     with margins.recorded() as seen:
         outcome = grading.evaluate("SampleBlocks.blocks", revising.SampleBlocks)
     assert outcome.passed, outcome.message

@@ -7,9 +7,10 @@ globals), and `Margins` keeps the two smallest margins seen: `lead`, the probabi
 candidate leads its runner-up at that position, and `gap`, in a row where a call commits some of its
 eligible masks but not all, the last committed confidence minus the first one left. Another correct way of
 computing the same probabilities (a batch against its rows one by one, another thread count, a softmax in
-float64 or as log_softmax().exp()) moves them by 4e-7 at most (measured on this CPU: 2.4e-7 between the
-softmax forms, 3.6e-7 between 1 and 4 threads on the checks' FakeDenoiser, 0 between a batch and its rows),
-so a margin far above that changes no token."""
+float64 or as log_softmax().exp()) moves them by 5e-7 at most (measured on this CPU by
+benchmarks/rounding.py: 2.4e-7 between the softmax forms, 4.8e-7 between 1 and 4 threads on the checks'
+FakeDenoiser, 1.1e-8 between a TinyDenoiser's padded batch and its rows alone), so a margin far above that
+changes no token."""
 import contextlib
 import functools
 import math
