@@ -2,7 +2,11 @@
 and the batched sampler. Everything here is deterministic given the inputs, so the checks compare
 with the reference exactly (confidences are drawn distinct, so no ties decide anything). The fake
 denoiser and, for `sample`, the reference helpers stay with the checker: the student's code calls
-them back, so their call counts are ours.
+them back, so their call counts are ours. `sample`'s rows are held token for token to the reference's
+row-by-row run, whose model calls have other shapes than a batched sampler's: along both, every
+committed candidate leads its runner-up by 1.2e-2 in probability and every call's last commit lies
+8e-4 above the first confidence it leaves, where another batch shape, thread count or softmax moves
+the probabilities by 5e-7 at most (tests/grading/test_checks_batched.py holds it).
 
 `sample` is held to the notebook's device rule without a GPU: its model is a plain function from ids
 on the CPU to logits on the CPU (fakes.CpuModel, as `story_model` is), the notebook's `device` is bound

@@ -23,6 +23,7 @@ def schedule_values(MakeSchedule):
         beta = vector(out[0], f"beta from MakeSchedule({T})", length=T + 1)
         alpha_bar = vector(out[1], f"alpha_bar from MakeSchedule({T})", length=T + 1)
         want_beta, want_alpha_bar = reference_schedule(T)
+        # exactly 0: each right way gives 0 itself (written, 1 - 1/1, 1 - exp(0)); 1/(T - t + 1) at t = 0 is 1/(T+1)
         expect(beta[0] == 0, f"MakeSchedule({T}): beta[0] should be 0 (nothing happens at step 0), "
                              f"got {beta[0].item():.4g}")
         worst = int((beta - want_beta).abs().argmax())

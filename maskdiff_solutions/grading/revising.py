@@ -5,8 +5,12 @@ Every check feeds the student's function our inputs: SampleBlocks runs with our 
 and our TransferCounts bound in its globals and a denoiser of ours that records every canvas;
 RemaskStep draws from a guesser of ours with known probabilities, which checks what it is handed.
 So a bug elsewhere in the notebook costs no marks here. The deterministic functions are compared
-with the reference exactly; RemaskStep's law is tested with exact binomial and DKW tests that share
-ALPHA = 1e-6 (stats.split), and every batch of calls is one request to the student's kernel.
+with the reference exactly: SampleBlocks' decisions lie far from ties (each committed candidate leads
+its runner-up by 1.3e-2, each call's last commit lies 5.9e-3 above the first confidence it leaves,
+where rounding moves them by 5e-7: tests/grading/test_checks_revising.py), and CommitAbove's
+confidences and thresholds are drawn apart (commit_cases). RemaskStep's law is tested with exact
+binomial and DKW tests that share ALPHA = 1e-6 (stats.split), and every batch of calls is one request
+to the student's kernel.
 """
 import math
 

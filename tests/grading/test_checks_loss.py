@@ -117,5 +117,7 @@ def test_the_training_drivers_adam_is_torchs():
     torch.manual_seed(3)
     net = torch_optim_training(batches)
     assert ours.keys() == net.state_dict().keys()
+    # both trained here, on this process's thread count, through the same network and loss: only the two
+    # optimizers' arithmetic could differ, element by element (it does not, at 1, 2 or 4 threads)
     for name, value in net.state_dict().items():
         assert torch.equal(ours[name], value), name

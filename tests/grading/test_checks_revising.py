@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from maskdiff_solutions import grading
+from maskdiff_solutions import grading, revising
 from maskdiff_solutions.course.intake import notebooks
 from tests.mutants import Mutant
 from tests.mutants import revising as catalog
-from tests.support import function_checks
+from tests.support import function_checks, margins
 
 pytestmark = pytest.mark.nb06
 
@@ -411,6 +411,17 @@ def test_the_checks_put_the_notebooks_globals_back():
         grading.evaluate(name, function)
     assert namespace.keys() == before.keys()
     assert all(namespace[key] is before[key] for key in before)
+
+
+def test_the_blocks_check_leaves_rounding_no_tie_to_break():
+    """SampleBlocks.blocks holds every canvas to the reference's run token for token. Along both runs (the
+    reference as the student, and the check's own) every committed candidate leads its runner-up by 1.3e-2 in
+    probability and every call's last commit lies 5.9e-3 above the first confidence it leaves (measured), where
+    a student's other softmax or thread count moves them by 5e-7 at most (tests/support/margins.py)."""
+    with margins.recorded() as seen:
+        outcome = grading.evaluate("SampleBlocks.blocks", revising.SampleBlocks)
+    assert outcome.passed, outcome.message
+    assert seen.updates and min(seen.lead, seen.gap) >= 1e-4, (seen.lead, seen.gap)
 
 
 test_mutant_loses_marks_exactly_where_it_says = function_checks.mutants_test(CHECKS, catalog.MUTANTS)

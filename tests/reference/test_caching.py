@@ -135,6 +135,8 @@ def test_the_twin_is_tiny_denoiser_bit_for_bit_and_their_weights_load_both_ways(
     x = torch.randint(0, 19, (3, 12))
     x[1, 8:] = 19
     x[2] = 19   # a row of padding sees itself
+    # bit for bit on any thread count: the twin does the very same operations on the same shapes (it holds at 1,
+    # 2 and 4 threads without this module's one-thread fixture, which is for speed)
     assert torch.equal(tiny(x), twin(x)[0])
     other = TinyDenoiser(20, dim=32, heads=4, layers=2, max_length=16, pad_id=19)
     other.load_state_dict(twin.state_dict())

@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
 
 from maskdiff_client import drawn  # noqa: E402
 from maskdiff_solutions.course.intake import notebooks as nbtools  # noqa: E402
@@ -24,6 +25,12 @@ from maskdiff_solutions.course.sandbox.kernel import GRADING_ENV  # noqa: E402
 WIDE = {"COLUMNS": GRADING_ENV["JUPYTER_COLUMNS"]}
 
 SOURCE = Path(__file__).resolve().parents[2] / "source" / "maskdiff"
+# A kernel's torch thread count is its own: under the grader the set-up cell puts torch on one thread, and
+# what the notebook's cells compute (a network a given cell trains, the numbers a plot cell draws) is
+# computed on it. A namespace keeps the count its cells left under this name, each of its cells runs on
+# that count, and this process gets its own back after the cell: a notebook run here never sets the
+# thread count of the tests that come after it (they would pass or fail by the order they run in).
+THREADS = "__torch_threads__"
 
 
 def run_cell(source, namespace):
@@ -36,7 +43,8 @@ def run_cell(source, namespace):
     raised = None
     try:
         body, last = _split_last_expression(source)
-        with contextlib.redirect_stderr(io.StringIO()), _displaying(namespace), environment(WIDE):  # tqdm's bars
+        with contextlib.redirect_stderr(io.StringIO()), _displaying(namespace), environment(WIDE), \
+                _kernel_threads(namespace):  # stderr: tqdm's bars
             exec(compile(body, "<cell>", "exec"), namespace)
             if last is not None:
                 value = eval(compile(last, "<cell>", "eval"), namespace)
@@ -61,6 +69,19 @@ def _split_last_expression(source):
         return tree, None
     last = ast.Expression(tree.body.pop().value)
     return tree, last
+
+
+@contextlib.contextmanager
+def _kernel_threads(namespace):
+    """Run a cell on its namespace's torch thread count (a fresh one starts on this process's), keep the
+    count the cell leaves, and give this process its own back."""
+    mine = torch.get_num_threads()
+    torch.set_num_threads(namespace.setdefault(THREADS, mine))
+    try:
+        yield
+    finally:
+        namespace[THREADS] = torch.get_num_threads()
+        torch.set_num_threads(mine)
 
 
 @contextlib.contextmanager
