@@ -22,7 +22,7 @@ import math
 import numpy as np
 import torch
 
-# --- notebook cell: uniform_world ---
+# --- notebook cell `uniform_world` ---
 words = ["the", "cat", "box", "is", "alive", "empty", "nobody", "knows",
          "if", "or", "until", "somebody", "looks"]      # notebook 2's vocabulary without the mask
 N_WORDS = len(words)                                  # 13
@@ -153,7 +153,7 @@ def GuessFromOutput(probs, x_t, t):
 
 # ---------------------------------------------------------------- given cells: the two worlds' samplers
 
-# --- notebook cell: uniform_two ---
+# --- notebook cell `uniform_two` ---
 def GuessUniform_two(x_t, t):
     """The exact Bayes guess of x_0 in the two-sentence world at time t (noise level alpha = 1 - t):
     each sentence's words weighted by your PosteriorUniform(x_t, 1 - t). Shape (4, 13)."""
@@ -192,7 +192,7 @@ def AbsorbingTwo(step, T):
 # --- end of notebook cell ---
 
 
-# --- notebook cell: uniform_exact ---
+# --- notebook cell `uniform_exact` ---
 def UniformExact(T):
     """The law of UniformTwo's sentence after T steps, computed exactly, with the exact guess: a dict
     with the probability of 'the cat is alive', of 'the box is empty' and of an impossible sentence.

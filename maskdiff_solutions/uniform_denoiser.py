@@ -29,7 +29,7 @@ from .story_denoiser import QUICK_LR, QUICK_SIZE, Kept
 from .uniform import ForwardUniform, UniformLoss
 
 
-# --- notebook cell: uniform_training ---
+# --- notebook cell `uniform_training` (which also imports hashlib, Path, nn and F) ---
 QUICK_UNIFORM_STEPS = 300   # under the grader: its training steps, about 15 s on one CPU thread
 UNIFORM_KEPT_VERSION = 1    # bump when the quick recipe changes: grading machines then train theirs again
 TIMES = (1e-3, 1 - 1e-3)    # training draws t uniformly between these: the loss divides by alpha_t = 1 - t

@@ -85,7 +85,7 @@ class Edits:
 # Catalogs whose notebook is still to be written: their checks and mutants may land first (notebook 07's
 # did). Whatever places a mutant in its notebook's cell takes catalog(in_notebooks=True); the checks judge
 # them all. Drop a catalog from here once its notebook is in, and hold REFERENCE to the notebook's cells.
-AHEAD_OF_THEIR_NOTEBOOK = ("uniform",)
+AHEAD_OF_THEIR_NOTEBOOK = ()
 
 
 def catalog(in_notebooks=False):
