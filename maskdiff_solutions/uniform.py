@@ -72,8 +72,9 @@ def ForwardUniform(x0, alpha, vocab_size):
     x0 = torch.as_tensor(x0)
     if x0.is_floating_point() or (x0 < 0).any() or (x0 >= vocab_size).any():
         raise ValueError(f"x0 must hold integer ids from 0 to {int(vocab_size) - 1}")
-    replace = torch.rand(x0.shape) >= alpha.float()
-    return torch.where(replace, torch.randint(int(vocab_size), x0.shape), x0)
+    keep = torch.rand(x0.shape, dtype=torch.float64) < alpha    # the notebook's solution draws the same numbers
+    words = torch.randint(int(vocab_size), x0.shape)
+    return torch.where(keep, x0, words)
 
 
 def PosteriorUniform(x_t, alpha):
@@ -133,9 +134,9 @@ def UniformLoss(probs, x_0, x_t, t):
     xbar_theta = N * alpha * probs + 1 - alpha
     w = x_t.long()[..., None]
     xbar_w, theta_w = xbar.gather(-1, w), xbar_theta.gather(-1, w)
-    ratio = xbar / xbar_w
-    logs = torch.log(xbar * theta_w) - torch.log(xbar_w * xbar_theta)
-    others = (ratio * logs).sum(-1) - (ratio * logs).gather(-1, w)[..., 0]    # the v = w term is 0 anyway
+    # operation for operation the notebook's solution: the kept denoiser is what the cell trains, bit for bit
+    terms = xbar / xbar_w * torch.log(xbar * theta_w / (xbar_w * xbar_theta))
+    others = terms.sum(dim=-1) - terms.gather(-1, w)[..., 0]                 # the v = w term is 0 anyway
     inside = N / theta_w[..., 0] - N / xbar_w[..., 0] + others
     return inside / (N * alpha[..., 0])
 
