@@ -20,9 +20,10 @@ from tests.support import cells
 from tests.support.drawings import PLOT_CHECKS, judge
 from tests.support.cells import stubbed
 
-# Notebooks 04 to 07 name the cells a stub costs in one bullet per earlier notebook; notebook 02 has
+# Notebooks 04 to 08 name the cells a stub costs in one bullet per earlier notebook; notebook 02 has
 # one carried cell and names them in its text (the last test below).
-NOTEBOOKS = ["04_training.ipynb", "05_sampler_internals.ipynb", "06_revising_and_faster.ipynb", "07_caching.ipynb"]
+NOTEBOOKS = ["04_training.ipynb", "05_sampler_internals.ipynb", "06_revising_and_faster.ipynb", "07_caching.ipynb",
+             "08_noise_without_a_mask.ipynb"]
 
 
 def carried_cells(notebook):
