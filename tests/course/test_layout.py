@@ -69,3 +69,22 @@ def test_the_cache_keeps_the_quick_denoisers_for_the_sandboxs_user(tmp_path, mon
     assert layout.KEPT_FOR == {"05_sampler_internals": ("story_denoiser",), "06_revising_and_faster": ("story_denoiser",),
                                "07_caching": ("story_denoiser", "block_denoiser"),
                                "08_noise_without_a_mask": ("story_denoiser", "uniform_denoiser")}
+
+
+def test_a_grading_builds_only_what_its_notebooks_load(tmp_path, monkeypatch):
+    """grade hands warm_caches the notebooks it grades: notebook 01's week builds nothing, notebook 08's its two
+    denoisers, notebook 03's its two stand-in networks, and no notebook named builds everything (the default)."""
+    from maskdiff_solutions import block_denoiser, models, story_denoiser, uniform_denoiser
+    built = []
+    monkeypatch.setattr(models, "StandIn", lambda kind, cache: built.append(kind))
+    for module, name in ((story_denoiser, "KeepQuickDenoiser"), (block_denoiser, "KeepBlockDenoiser"),
+                         (uniform_denoiser, "KeepUniformDenoiser")):
+        monkeypatch.setattr(module, name, lambda cache, kept=module.__name__.rsplit(".", 1)[-1]: built.append(kept))
+    monkeypatch.setenv(layout.CACHE_VARIABLE, str(tmp_path / "cache"))
+    for notebooks, wanted in ((["01_noise_for_words.ipynb"], []),
+                              (["08_noise_without_a_mask.ipynb"], ["story_denoiser", "uniform_denoiser"]),
+                              (["03_real_language_model"], ["bert", "qwen"]),
+                              (None, ["bert", "qwen", "story_denoiser", "block_denoiser", "uniform_denoiser"])):
+        built.clear()
+        layout.warm_caches(notebooks)
+        assert built == wanted, notebooks
