@@ -116,12 +116,12 @@ SAMPLED = {
         "exact: the prompt counted twice, stored and run with the first block"},
 }
 # notebook 08's few-steps figure redraws both samplers (seconds each): the step with another law (DUO's plug-in
-# formula) and the greedy one, a posterior without its prior and one that ignores alpha, and one Undiffuse stand
-# for the rest; its changed-share figure keeps a sample of ForwardUniform's too (about 60 s of CI saved).
+# formula), a posterior without its prior and one Undiffuse stand for the rest; its changed-share figure keeps a
+# sample of ForwardUniform's too (about 80 s of CI's CPU saved).
 SAMPLED.update({
     ("plot_few_steps", "UniformStep"): {"DUO's formula with the guess plugged in for x_0 (it weighs the guess by "
-                                        "q(x_t | x_0))", "greedy: the likeliest word of the step's law"},
-    ("plot_few_steps", "PosteriorUniform"): {"drops the prior", "ignores alpha: a visible word weighs as under masks"},
+                                        "q(x_t | x_0))"},
+    ("plot_few_steps", "PosteriorUniform"): {"drops the prior"},
     ("plot_few_steps", "Undiffuse"): {"one coin for all the masks"},
     ("plot_changed_share", "ForwardUniform"): {"a replaced token never draws itself", "one coin for the whole sentence",
                                                "replaces in place", "ignores vocab_size: draws from the 13 words of the "

@@ -572,14 +572,10 @@ MUTANTS += [
     PlotMutant(NB08, "plot_few_steps", "one_over_t_missing",
                (('plt.loglog(Ts, [0.32 / T for T in Ts], "--", color="C1", label="masks, exact: 0.32 / T")\n', ""),),
                ("plot_few_steps",)),
-    PlotMutant(NB08, "plot_few_steps", "the_cat_is_alive_not_impossible",
-               (('[UniformExact(T)["impossible"] for T in Ts]', '[UniformExact(T)["the cat is alive"] for T in Ts]'),),
-               ("plot_few_steps",)),
     PlotMutant(NB08, "plot_few_steps", "one_step_everywhere",
                (("Impossible(UniformTwo(UniformStep, T))", "Impossible(UniformTwo(UniformStep, 1))"),), ("plot_few_steps",)),
     PlotMutant(NB08, "plot_few_steps", "twenty_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 20"),),
                ("plot_few_steps",)),
-    PlotMutant(NB08, "plot_few_steps", "no_legend", (("plt.legend()\n", ""),), ("plot_few_steps",)),
 ]
 
 def reference_source(notebook, cell):
