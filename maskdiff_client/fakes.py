@@ -50,6 +50,29 @@ class TableGuesser:
         return self.tables[self.index[key]].clone()
 
 
+class TimedGuesser:
+    """GuessX0(x_t, t) for a step of notebook 08: the table tables[k] (L, V) when asked at times[k] (to 1e-9),
+    whatever x_t; asked at another time it raises a LookupError that names it. With no times it stands
+    for a guess that must not be asked at all (a step whose times are wrong stops before any work)."""
+
+    def __init__(self, times, tables):
+        self.times = [float(t) for t in times]
+        self.tables = torch.as_tensor(tables, dtype=torch.float32)   # (len(times), L, V)
+
+    def wire_spec(self):
+        return "TimedGuesser", {"times": self.times, "tables": self.tables}
+
+    def __call__(self, x_t, t=None, *rest):
+        if not self.times:
+            raise LookupError("GuessX0 was called, but with these times the step should stop before any work "
+                              "(check the times first)")
+        for k, when in enumerate(self.times):
+            if t is not None and abs(float(t) - when) <= 1e-9:
+                return self.tables[k].clone()
+        raise LookupError(f"GuessX0 was asked at t = {t!r}; this step goes from t = "
+                          f"{', '.join(f'{w:g}' for w in self.times)}: call GuessX0(x_t, t) with the step's t")
+
+
 class CharTokenizer:
     """One token per character; the mask and pad markers are one token each (like a real tokenizer's
     special tokens). Enough of a Hugging Face tokenizer for Chat."""
@@ -122,7 +145,8 @@ class Template:
         return self.form.replace("{question}", str(question))
 
 
-KINDS = {cls.__name__: cls for cls in (FixedGuesser, TableGuesser, CharTokenizer, Tokens, Text, Template)}
+KINDS = {cls.__name__: cls for cls in (FixedGuesser, TableGuesser, TimedGuesser, CharTokenizer, Tokens, Text,
+                                         Template)}
 
 
 def build(kind, args):

@@ -38,6 +38,8 @@ _HOME = {
     **dict.fromkeys(["BlockIndex", "BlockCausalMask", "TokensProcessed", "Counted", "SampleBlocksBlockCausal",
                      "SampleBlocksCached", "SampleBlocksPrefixCache", "CacheDrift"], "caching"),
     **dict.fromkeys(["CachingDenoiser", "BlockDiffusionLoss", "TrainBlockDenoiser"], "block_denoiser"),
+    **dict.fromkeys(["ForwardUniform", "PosteriorUniform", "UniformStep", "UniformLoss", "StepLaw", "GuessFromOutput",
+                     "GuessUniform_two", "UniformTwo", "AbsorbingTwo", "UniformExact", "SimulateUniform"], "uniform"),
 }
 
 __version__ = "0.1.0"

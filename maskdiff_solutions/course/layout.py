@@ -26,8 +26,10 @@ COURSE_ID = "maskdiff"                     # nbgrader's course_id of every grade
 # notebooks whose given cells load what modules of the package keep in the cache: {notebook: modules}.
 # warm_caches imports them by name, so an autograder holds them only for those notebooks (term/gradescope.py)
 KEPT_FOR = {"05_sampler_internals": ("story_denoiser",), "06_revising_and_faster": ("story_denoiser",),
-            "07_caching": ("story_denoiser", "block_denoiser")}
-KEEPERS = {"story_denoiser": "KeepQuickDenoiser", "block_denoiser": "KeepBlockDenoiser"}   # each module's keeper
+            "07_caching": ("story_denoiser", "block_denoiser"),
+            "08_noise_without_a_mask": ("story_denoiser", "uniform_denoiser")}
+KEEPERS = {"story_denoiser": "KeepQuickDenoiser", "block_denoiser": "KeepBlockDenoiser",
+           "uniform_denoiser": "KeepUniformDenoiser"}   # each module's keeper
 
 
 def plural(count, word, words=None):
@@ -48,12 +50,15 @@ def beside_cache(suffix):
     return cache.with_name(cache.name + suffix)
 
 
-def warm_caches():
-    """Build what the notebooks load under the grader (notebook 03's stand-in networks, notebooks 05
-    to 07's quick story denoiser and notebook 07's block-causal one) before any kernel runs: kernels get
-    the cache read-only, and each would otherwise build them again. Returns the cache folder."""
+def warm_caches(notebooks=None):
+    """Build what the notebooks load under the grader (notebook 03's stand-in networks, notebooks 05 to 08's
+    quick story denoiser, notebook 07's block-causal one, notebook 08's uniform one) before any kernel runs:
+    kernels get the cache read-only, and each would otherwise build them again. `notebooks` (file names or
+    stems), when given, are the notebooks about to be graded: only what they load is built (a week's grading
+    of notebook 01 trains no network). Returns the cache folder."""
     folder = cache_folder()
-    for kind in ("bert", "qwen"):
+    stems = None if notebooks is None else {Path(name).stem for name in notebooks}
+    for kind in ("bert", "qwen") if stems is None or any(stem.startswith("03") for stem in stems) else ():
         try:
             from .. import models  # transformers: heavy, and only the grader needs it
             models.StandIn(kind, folder)
@@ -61,7 +66,8 @@ def warm_caches():
             pass  # Qwen3 on a transformers older than 4.51: notebook 03 says so itself
         except Exception as err:  # noqa: BLE001 - notebook 03 then says what is missing in its own cells
             print(f"warning: could not build notebook 03's {kind} stand-in: {err}", file=sys.stderr)
-    for module in sorted({m for modules in KEPT_FOR.values() for m in modules}, key=list(KEEPERS).index):
+    wanted = KEPT_FOR.values() if stems is None else [KEPT_FOR.get(stem, ()) for stem in stems]
+    for module in sorted({m for modules in wanted for m in modules}, key=list(KEEPERS).index):
         try:
             getattr(importlib.import_module(f"{HIDDEN_PACKAGE}.{module}"), KEEPERS[module])(folder)
         except ModuleNotFoundError:
@@ -71,7 +77,8 @@ def warm_caches():
     if not folder.is_dir():
         return ""
     # the sandbox's user reads what is kept (safetensors writes 0600); nothing else of the folder
-    kept = [*folder.glob("stand-in-*"), *folder.glob("story-denoiser-*.pt"), *folder.glob("block-denoiser-*.pt")]
+    kept = [*folder.glob("stand-in-*"), *folder.glob("story-denoiser-*.pt"), *folder.glob("block-denoiser-*.pt"),
+            *folder.glob("uniform-denoiser-*.pt")]
     for path in [folder, *(p for top in kept for p in [top, *(top.rglob("*") if top.is_dir() else [])])]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)

@@ -15,6 +15,7 @@ PARTS = {
     "05_sampler_internals": ("batched", "batched_plots"),
     "06_revising_and_faster": ("revising", "revising_plots", "loop_plots"),
     "07_caching": ("caching", "caching_samplers", "caching_plots"),
+    "08_noise_without_a_mask": ("uniform", "uniform_plots"),
 }
 
 for _modules in PARTS.values():

@@ -1,12 +1,12 @@
 """Every hidden check has teeth and no false alarms: the reference passes it under any seed, and
 every mutant in the catalog fails exactly the checks it names (all of its own function). Notebook 03's,
-04's, 06's and 07's functions are proven so in test_checks_chat.py, test_checks_loss.py,
-test_checks_revising.py and test_checks_caching.py."""
+04's, 06's, 07's and 08's functions are proven so in test_checks_chat.py, test_checks_loss.py,
+test_checks_revising.py, test_checks_caching.py and test_checks_uniform.py."""
 import pytest
 
 import maskdiff_solutions as reference
 from maskdiff_solutions import grading
-from tests.mutants import caching, catalog, chat, loss, revising
+from tests.mutants import caching, catalog, chat, loss, revising, uniform
 
 # Seeds the reference must pass under here (the inner loop, `-m "not slow"`, the first); benchmarks/
 # runs many more.
@@ -14,10 +14,10 @@ SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 3133
 # Checks of the student's functions; the checks of plots and printouts (which read what a cell drew)
 # are proven by tests/grading/test_checks_plots.py.
 FUNCTION_CHECKS = sorted(name for name in grading.CHECKS if not name.startswith(("plot_", "show_")))
-# Notebook 03's, 04's, 06's and 07's catalogs are proven in their own modules, tagged with their notebook
-# (test_checks_chat.py, test_checks_loss.py, test_checks_revising.py, test_checks_caching.py: the
-# reference under the same seeds, every mutant), not again here.
-ELSEWHERE = chat.MUTANTS + loss.MUTANTS + revising.MUTANTS + caching.MUTANTS
+# Notebook 03's, 04's, 06's, 07's and 08's catalogs are proven in their own modules, tagged with their
+# notebook (test_checks_chat.py, test_checks_loss.py, test_checks_revising.py, test_checks_caching.py,
+# test_checks_uniform.py: the reference under the same seeds, every mutant), not again here.
+ELSEWHERE = chat.MUTANTS + loss.MUTANTS + revising.MUTANTS + caching.MUTANTS + uniform.MUTANTS
 OWN_MODULE = {m.function for m in ELSEWHERE} - {"AtTemperature"}
 MUTANTS = [m for m in catalog() if m not in ELSEWHERE]
 

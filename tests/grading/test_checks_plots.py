@@ -115,6 +115,18 @@ SAMPLED = {
         "prefix: later calls run from the row's start to the block's end",
         "exact: the prompt counted twice, stored and run with the first block"},
 }
+# notebook 08's few-steps figure redraws both samplers (seconds each): the step with another law (DUO's plug-in
+# formula), a posterior without its prior and one Undiffuse stand for the rest; its changed-share figure keeps a
+# sample of ForwardUniform's too (about 80 s of CI's CPU saved).
+SAMPLED.update({
+    ("plot_few_steps", "UniformStep"): {"DUO's formula with the guess plugged in for x_0 (it weighs the guess by "
+                                        "q(x_t | x_0))"},
+    ("plot_few_steps", "PosteriorUniform"): {"drops the prior"},
+    ("plot_few_steps", "Undiffuse"): {"one coin for all the masks"},
+    ("plot_changed_share", "ForwardUniform"): {"a replaced token never draws itself", "one coin for the whole sentence",
+                                               "replaces in place", "ignores vocab_size: draws from the 13 words of the "
+                                               "toy world"},
+})
 SAMPLED[("plot_cache_drift", "SampleBlocksPrefixCache")] = {   # all but two of the dual cache's three
     m.name for m in caching_mutants.MUTANTS if m.function == "SampleBlocksPrefixCache" and m.name not in (
         "dual: the block's own stale keys kept in the cache", "dual: later calls numbered from position 0 (start not passed)")}

@@ -88,7 +88,8 @@ def test_the_runs_a_task_promises_are_the_runs_its_check_asks():
               r"repeats\((\d+)\)`.{0,80}?\(\1, or (\d+) under the autograder\)"]
     promised = 0
     for notebook in ("01_noise_for_words.ipynb", "02_undiffusing.ipynb", "04_training.ipynb",
-                     "05_sampler_internals.ipynb", "06_revising_and_faster.ipynb", "07_caching.ipynb"):
+                     "05_sampler_internals.ipynb", "06_revising_and_faster.ipynb", "07_caching.ipynb",
+                     "08_noise_without_a_mask.ipynb"):
         book = cells.notebook_cells(notebook)
         setup = [c.source for c in book if c.cell_type == "code" and nbtools.grade_id(c) == "setup"][0]
         scope = {"QUICK": True}   # the notebook's own repeats(), as under the autograder

@@ -254,6 +254,10 @@ SUBSTITUTES = {
     ("05_sampler_internals.ipynb", "batching_speed"): None,
     ("06_revising_and_faster.ipynb", "scorer"): None,
     ("06_revising_and_faster.ipynb", "load_scorer"): None,
+    ("08_noise_without_a_mask.ipynb", "uniform_exact"): lambda namespace: namespace.update(
+        UniformExact=__import__("maskdiff_solutions.uniform", fromlist=["UniformExact"]).UniformExact),
+    ("08_noise_without_a_mask.ipynb", "scorer"): None,
+    ("08_noise_without_a_mask.ipynb", "load_scorer"): None,
 }
 
 

@@ -10,12 +10,15 @@ import numpy as np
 import torch
 
 from maskdiff_solutions import batched as reference_batched
+from maskdiff_solutions import uniform as reference_uniform
 from maskdiff_solutions.sampling import Undiffuse, UndiffuseGreedy
 from maskdiff_solutions.toy import MASK, VOCAB
 
 # Functions a notebook-05 `sample` calls by name; the check swaps in the reference ones anyway.
 NOTEBOOK_05_HELPERS = ("blank_canvas", "candidate_distributions", "confidence_scores", "reveal_counts",
                        "reverse_update")
+# What notebook 08's given cell `uniform_world` defines, which PosteriorUniform reads.
+NOTEBOOK_08_WORLD = ("words", "SENTENCE_IDS", "PRIOR")
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,8 @@ class Mutant:
         """The mutant's function, defined in a namespace like its notebook's (earlier cells included)."""
         namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB),
                      "Undiffuse": Undiffuse, "UndiffuseGreedy": UndiffuseGreedy,
-                     **{name: getattr(reference_batched, name) for name in NOTEBOOK_05_HELPERS}}
+                     **{name: getattr(reference_batched, name) for name in NOTEBOOK_05_HELPERS},
+                     **{name: getattr(reference_uniform, name) for name in NOTEBOOK_08_WORLD}}
         exec(compile(self.source, f"<mutant {self.function}:{self.name}>", "exec"), namespace)
         return namespace[self.function]
 
@@ -85,8 +89,8 @@ AHEAD_OF_THEIR_NOTEBOOK = ()
 
 
 def catalog(in_notebooks=False):
-    from . import batched, caching, chat, forward, loss, revising, sampling
-    modules = (forward, sampling, chat, loss, batched, revising, caching)
+    from . import batched, caching, chat, forward, loss, revising, sampling, uniform
+    modules = (forward, sampling, chat, loss, batched, revising, caching, uniform)
     return [mutant for module in modules
             if not (in_notebooks and module.__name__.rsplit(".", 1)[-1] in AHEAD_OF_THEIR_NOTEBOOK)
             for mutant in module.MUTANTS]

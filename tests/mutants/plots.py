@@ -529,6 +529,55 @@ MUTANTS += [
 ]
 
 
+NB08 = "08_noise_without_a_mask.ipynb"
+CHANGED = "changed = [sum(float((ForwardUniform(x0, 1 - t, N_WORDS) != x0).float().mean()) for _ in range(runs)) / runs"
+# a ForwardUniform that reads alpha as the noise, beside a cell that draws the right law instead of running it:
+# right-looking runs that are not the student's function's
+ALPHA_AS_NOISE = ("def ForwardUniform(x0, alpha, vocab_size):\n    keep = torch.rand(x0.shape) < 1 - alpha\n"
+                  "    return torch.where(keep, x0, torch.randint(vocab_size, x0.shape))\n")
+
+MUTANTS += [
+    # notebook 08: how much the noise changes
+    PlotMutant(NB08, "plot_changed_share", "theory_drawn_as_the_runs",
+               ((CHANGED, "changed = [t * (1 - 1 / N_WORDS)"),), ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "kept_share_not_changed",
+               (("!= x0).float().mean()", "== x0).float().mean()"),), ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "alpha_t_read_as_t",
+               (("ForwardUniform(x0, 1 - t, N_WORDS)", "ForwardUniform(x0, t, N_WORDS)"),), ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "notebook_1s_line_missing",
+               (('plt.plot(ts, ts, "k--", label="notebook 1: share masked, t")\n', ""),), ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "theory_without_the_words_that_draw_themselves",
+               (('plt.plot(ts, [t * (1 - 1 / N_WORDS) for t in ts], "-"', 'plt.plot(ts, [0.9 * t for t in ts], "-"'),),
+               ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "ten_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 10"),),
+               ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "the_right_law_drawn_beside_a_buggy_function",
+               (("ForwardUniform(x0, 1 - t, N_WORDS) != x0",
+                 "torch.where(torch.rand(16) < 1 - t, x0, torch.randint(13, (16,))) != x0"),),
+               ("plot_changed_share",), functions=ALPHA_AS_NOISE),
+    PlotMutant(NB08, "plot_changed_share", "no_legend", (("plt.legend()\n", ""),), ("plot_changed_share",)),
+    PlotMutant(NB08, "plot_changed_share", "no_axis_labels", (('plt.ylabel("share of the 16 tokens")\n', ""),),
+               ("plot_changed_share",)),
+    # notebook 08: few steps, two kinds of noise
+    PlotMutant(NB08, "plot_few_steps", "exact_law_drawn_as_the_runs",
+               (('plt.loglog(Ts, uniform, "o"', 'plt.loglog(Ts, [UniformExact(T)["impossible"] for T in Ts], "o"'),),
+               ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "counts_not_shares",
+               (("Impossible(UniformTwo(UniformStep, T)) for _ in range(runs)) / runs",
+                 "Impossible(UniformTwo(UniformStep, T)) for _ in range(runs))"),), ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "linear_axes", (("plt.loglog(", "plt.plot("),), ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "exact_curve_missing",
+               (('plt.loglog(Ts, [UniformExact(T)["impossible"] for T in Ts], "-", color="C0", label="uniform noise, '
+                 'exact")\n', ""),), ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "one_over_t_missing",
+               (('plt.loglog(Ts, [0.32 / T for T in Ts], "--", color="C1", label="masks, exact: 0.32 / T")\n', ""),),
+               ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "one_step_everywhere",
+               (("Impossible(UniformTwo(UniformStep, T))", "Impossible(UniformTwo(UniformStep, 1))"),), ("plot_few_steps",)),
+    PlotMutant(NB08, "plot_few_steps", "twenty_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 20"),),
+               ("plot_few_steps",)),
+]
+
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):
         if c.cell_type == "code" and cells.nbtools.grade_id(c) == cell:

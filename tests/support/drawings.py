@@ -37,6 +37,7 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
         "show_budgets", "plot_commit_order", "plot_threshold_trade", "plot_remasking", "plot_loop",
         "plot_entropy_perplexity")},
     **{check: "07_caching.ipynb" for check in ("plot_cache_drift", "show_costs")},
+    **{check: "08_noise_without_a_mask.ipynb" for check in ("plot_changed_share", "plot_few_steps")},
 }
 
 

@@ -123,7 +123,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                                             any_notebooks, before_writing=set_aside)
     earlier = aside["earlier"]
     remember_intake(workspace, aside["intake"], intake)
-    cache = warm_caches() if executor == "local" else ""  # each worker builds its own
+    cache = warm_caches(selected) if executor == "local" else ""  # each worker builds its own
     up_to_date_gradebook(course, workspace)
     if course.answers_optional:  # ... which gives the written answers their points again
         make_optional(workspace / "gradebook.db", course.assignment)

@@ -3,7 +3,7 @@
 in its section keep their handed-in outputs, labelled, before the grader's quick re-run, in formgrader
 and on the feedback page.
 
-What each answer of the six notebooks discusses is read from our notebooks, without a grading. Then
+What each answer of the notebooks discusses is read from our notebooks, without a grading. Then
 one notebook 05, handed in with the student's own figure (and hostile outputs after it) in the cell
 `confidence_agreement` discusses and the printout `update_by_hand` discusses never run, is graded once
 for the tests that read its pages.
@@ -50,6 +50,9 @@ DISCUSSES = {
     "loop_fixes": ["plot_loop"],
     "one_number": ["plot_entropy_perplexity"],
     "what_the_loop_changed": ["loop_stories"],
+    "visible_word_evidence": [],
+    "revises_by_itself": ["plot_few_steps"],
+    "uniform_stories": ["story_samples"],
 }
 
 
@@ -63,10 +66,13 @@ def test_each_written_answer_discusses_the_cells_its_question_names(course):
         for answer in (notebooks.grade_id(c) for c in release.cells
                        if notebooks.is_manual(c) and c.cell_type == "markdown"):
             found[answer] = [cell for cell, by in by_answer.items() if by == answer and cell in written]
-        given.update((cell, by) for cell, by in by_answer.items() if cell not in written)
+        given.update(((name, cell), by) for cell, by in by_answer.items() if cell not in written)
     assert found == DISCUSSES
-    # given cells that print join the answer after them: the real network's guesses, the scorer it loaded
-    assert (given["show_guesses"], given["load_scorer"]) == ("guesses_and_capitals", "one_number")
+    # given cells that print join the answer after them: the real network's guesses, the scorer it loaded,
+    # the exact law of notebook 08's table
+    assert (given[("03_real_language_model.ipynb", "show_guesses")], given[("06_revising_and_faster.ipynb", "load_scorer")],
+            given[("08_noise_without_a_mask.ipynb", "uniform_exact")], given[("08_noise_without_a_mask.ipynb", "load_scorer")]) \
+        == ("guesses_and_capitals", "one_number", "revises_by_itself", "uniform_stories")
 
 
 NB04 = "04_training.ipynb"

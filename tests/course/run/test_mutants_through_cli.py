@@ -1,8 +1,10 @@
-"""Notebooks 06 and 07 graded through the command line (`python -m maskdiff_solutions grade`), as an
+"""Notebooks 07 and 08 graded through the command line (`python -m maskdiff_solutions grade`), as an
 instructor runs it, in one run: a student who made one catalog bug in each graded function loses
-exactly the points of the checks those bugs must fail; for notebook 07 the reference gets full marks
-and the untouched release 0 too (notebook 06's, and every notebook's, get theirs in the awkward batch's
-grading, tests/course/run/test_grade.py).
+exactly the points of the checks those bugs must fail; for notebook 08, the newest, the reference gets
+full marks and the untouched release 0 too (every notebook's get theirs in the awkward batch's grading,
+tests/course/run/test_grade.py). Notebook 06's buggy student, graded here until notebook 08 came (the
+heaviest notebook, about 40 s of CI's CPU), is proven mutant by mutant through the checker's kernel
+(tests/grading/test_checker.py) and in-process.
 
 One bug per function in one notebook: the checks grade each function apart (one bug never costs
 twice: tests/grading/test_one_bug_once.py), so the lost tests are the union of the bugs' checks, and a
@@ -17,31 +19,27 @@ import pytest
 from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.term.demo import with_answer
 from maskdiff_solutions.course.records.rows import CSV_NAME
-from tests.mutants import caching, revising
+from tests.mutants import caching, uniform
 from tests.support.points import points_of
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]
 NOTEBOOKS = {  # one realistic bug per graded function, none of which raises in a drawing cell
-    "06_revising_and_faster": (revising, {
-        "TransferCounts": "even: the remainder goes to the last steps",
-        "SampleBlocks": "every block gets all the steps",
-        "CommitAbove": "the masks alone: masks outside the slots are committed",
-        "RemaskSigma": "the two schedules swapped",
-        "RemaskStep": "remasks the prompt: fixed ignored when remasking",
-        "RemaskLoop": "n - 1 steps",
-        "SampleEntropy": "in bits",
-        "Perplexity": "no shift: each position scores its own token",
-    }),
     "07_caching": (caching, {
         "BlockCausalMask": "a block sees the next one too",
         "TokensProcessed": "exact: the prompt counted twice, stored and run with the first block",
         "SampleBlocksCached": "the last block run clean too, its keys stored for nothing",
         "SampleBlocksPrefixCache": "dual: only the prefix cached, the suffix dropped",
     }),
+    "08_noise_without_a_mask": (uniform, {
+        "ForwardUniform": "a replaced token never draws itself",
+        "PosteriorUniform": "drops the prior",
+        "UniformStep": "DUO's formula with the guess plugged in for x_0 (it weighs the guess by q(x_t | x_0))",
+        "UniformLoss": "no 1 / (N alpha_t) in front",
+    }),
 }
 
 
-NEWEST = "07_caching"   # the notebook whose reference and release are graded here too
+NEWEST = "08_noise_without_a_mask"   # the notebook whose reference and release are graded here too
 
 
 def bugs(nb):
@@ -60,7 +58,7 @@ def test_every_graded_function_has_its_bug_here(course, nb):
     assert set(chosen) == {m.function for m in catalog.MUTANTS}
 
 
-def test_notebooks_06_and_07_through_the_cli(course, tmp_path):
+def test_notebooks_07_and_08_through_the_cli(course, tmp_path):
     handed = {"reference": {}, "untouched": {}, "buggy": {}}
     for nb in NOTEBOOKS:
         release = course.release_dir / f"{nb}.ipynb"
@@ -79,7 +77,7 @@ def test_notebooks_06_and_07_through_the_cli(course, tmp_path):
 
     done = subprocess.run([sys.executable, "-m", "maskdiff_solutions", "--course-dir", str(course.root),
                            "grade", str(tmp_path / "collected"), "--workspace", str(tmp_path / "ws"),
-                           "--notebook", "06", "--notebook", "07", "--jobs", "2", "--no-canary"],
+                           "--notebook", "07", "--notebook", "08", "--jobs", "2", "--no-canary"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     with open(tmp_path / "ws" / CSV_NAME) as handle:

@@ -31,6 +31,11 @@ MIRRORS = [
         ("caching_denoiser", "maskdiff_solutions/block_denoiser"), ("block_training", "maskdiff_solutions/block_denoiser"),
         ("counted", "maskdiff_solutions/caching"), ("block_causal_sampler", "maskdiff_solutions/caching"),
         ("cache_drift", "maskdiff_solutions/caching"), ("threshold_sampler", "maskdiff_solutions/caching")]],
+    *[("08_noise_without_a_mask.ipynb", cell, module) for cell, module in [
+        ("denoiser", "maskdiff_client/denoiser"), ("training", "maskdiff_solutions/training"),
+        ("corpus", "maskdiff_solutions/corpus"), ("story_denoiser", "maskdiff_solutions/story_denoiser"),
+        ("uniform_world", "maskdiff_solutions/uniform"), ("uniform_two", "maskdiff_solutions/uniform"),
+        ("uniform_exact", "maskdiff_solutions/uniform"), ("uniform_training", "maskdiff_solutions/uniform_denoiser")]],
 ]
 
 

@@ -99,7 +99,7 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     """Built for 01: no other notebook, none of their references or checks, not the instructors'
     README. Built for 06: notebook 05's reference, which 06's checks use, the story denoiser the grader
     keeps for it, and not 05's notebook. Built for 07: both denoisers the grader keeps for it, its three
-    modules of checks, and no other notebook's."""
+    modules of checks, and no other notebook's. Built for 08: its two kept denoisers, not 07's, and its checks."""
     others = ["02_undiffusing", "03_real_language_model", "04_training", "05_sampler_internals", "06_revising_and_faster"]
     references = ["sampling", "chat", "corpus", "loss", "training", "batched", "revising", "experiments"]
     archive, _ = gradescope.build(course, tmp_path / "01.zip", ["01"])
@@ -132,6 +132,16 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     assert set(PARTS["07_caching"]) <= checks and not {"forward", "revising_plots", "chat"} & checks
     assert sorted(name for name in names if name.endswith(".ipynb")) == [
         "course/release/maskdiff/07_caching.ipynb", "course/source/maskdiff/07_caching.ipynb"]
+    archive, _ = gradescope.build(course, tmp_path / "08.zip", ["08"])
+    with zipfile.ZipFile(archive) as handle:
+        names = handle.namelist()
+    assert {f"course/maskdiff_solutions/{module}.py" for module in ("uniform", "uniform_denoiser", "story_denoiser")} \
+        <= set(names)
+    checks = {Path(name).stem for name in names if name.startswith("course/maskdiff_solutions/grading/")}
+    assert set(PARTS["08_noise_without_a_mask"]) <= checks and not {"caching", "revising_plots", "forward"} & checks
+    assert "course/maskdiff_solutions/block_denoiser.py" not in names
+    assert sorted(name for name in names if name.endswith(".ipynb")) == [
+        "course/release/maskdiff/08_noise_without_a_mask.ipynb", "course/source/maskdiff/08_noise_without_a_mask.ipynb"]
 
 
 def test_every_module_of_checks_belongs_to_a_notebook(course):
