@@ -165,8 +165,35 @@ def value_of(result, what, name=None):
     return result[1]
 
 
+# What each check refuses, held to its task text: {check name: {why: the task's words that state it}}
+# (`stated`). tests/grading/test_stated.py finds each check's words in the markdown above its function's
+# cell in source/, and every `why` the check hands `refused` in this table: a hidden case asks only what
+# the task states. Words of another function's task, (function, words), count where the task names it
+# ("as in `SampleBlocksCached`").
+STATED = {}
+_asked = []   # while a test records them (`asked`): the whys handed to `refused`
+
+
+def stated(check_name, table):
+    """Register the task's words for each refusal (`why`) of a check."""
+    STATED.setdefault(check_name, {}).update(table)
+
+
+@contextmanager
+def asked():
+    """The whys `refused` is handed inside the block (a list, filled as they come)."""
+    whys = []
+    _asked.append(whys)
+    try:
+        yield whys
+    finally:
+        _asked.remove(whys)
+
+
 def refused(result, why, what):
     """A raw outcome that should be a ValueError (or a subclass): a Failure that says what came instead."""
+    for whys in _asked:
+        whys.append(why)
     if result[0] == "ok":
         raise Failure(f"{what} should raise a ValueError ({why}); it returned normally")
     if "ValueError" not in result[3]:
