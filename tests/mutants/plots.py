@@ -465,6 +465,11 @@ MUTANTS += [
                ("plot_entropy_perplexity",)),
     PlotMutant(NB06, "plot_entropy_perplexity", "axes_not_named",
                (('plt.xlabel("entropy of the sample (nats)")', 'plt.xlabel("H")'),), ("plot_entropy_perplexity",)),
+    PlotMutant(NB06, "plot_entropy_perplexity", "entropy_and_perplexity_over_the_prompt_too",
+               (('CONTROL_IDS)[len(prompt):])\n    samples["one block of 32"]', 'CONTROL_IDS))\n    samples["one block of 32"]'),
+                ('CONTROL_IDS)[len(prompt):])\n    samples["remasking"]', 'CONTROL_IDS))\n    samples["remasking"]'),
+                ('RemaskStory(prompt)[len(prompt):]', 'RemaskStory(prompt)')),
+               ("plot_entropy_perplexity",)),
 ]
 
 
