@@ -259,19 +259,34 @@ def call(function, *args, what):
         raise Failure(f"{what} {raised(type(err).__name__, err)}") from None
 
 
+# Second readings of a failed check, registered by the modules that make them (complement.py, for every
+# figure check): each is (keep, reread), keep(name, students) -> (the students to run the check with,
+# what it keeps of the run), reread(name, kept, failure) -> a Review to give instead, or None.
+REREADS = []
+
+
 def evaluate(name, *functions):
     """Run one check on the student's functions (plain functions, or `Student`s)."""
     if name not in CHECKS:
         raise KeyError(f"no hidden check is named {name!r}; known: {sorted(CHECKS)}")
-    students = [as_student(f) for f in functions]
+    students, kept = [as_student(f) for f in functions], []
+    for keep, reread in REREADS:
+        students, state = keep(name, students)
+        kept.append((reread, state))
     with seeded(name):
         try:
             CHECKS[name](*students)
         except Review as unsure:
             return Outcome(name, False, str(unsure), review=True)
         except Failure as failure:
-            return Outcome(name, False, str(failure))
-    return Outcome(name, True)
+            failed = failure
+        else:
+            return Outcome(name, True)
+    for reread, state in kept:
+        review = reread(name, state, str(failed))
+        if review is not None:
+            return Outcome(name, False, str(review), review=True)
+    return Outcome(name, False, str(failed))
 
 
 def run(name, *functions):

@@ -534,6 +534,15 @@ MUTANTS += [
 ]
 
 
+# The wrong plots that draw exactly the complement of a share the task asks for (1 - y, or 100 - y, of one
+# curve or of two): they go to a person, named, not to a fail (grading/complement.py), and no other does.
+COMPLEMENTS = {"plot_schedule:alpha_bar_drawn_as_masked_share", "plot_masked_fraction:theory_alpha_bar_not_one_minus",
+               "plot_masked_fraction:visible_share_not_masked", "plot_impossible_fraction:fraction_of_real_sentences",
+               "plot_threshold_trade:share_of_possible_sentences", "plot_remasking:theory_of_the_real_sentences",
+               "plot_remasking:share_of_real_sentences", "plot_loop:share_of_real_sentences",
+               "plot_cache_drift:disagreement_drawn_as_the_agreement"}
+
+
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):
         if c.cell_type == "code" and cells.nbtools.grade_id(c) == cell:
