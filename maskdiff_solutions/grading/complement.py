@@ -4,11 +4,15 @@ for, the disagreement drawn for the agreement, goes to a person, named, instead 
 When a figure check (`plot_...`) fails, it runs again once for each curve of the figure whose values are
 all shares (0 to 1) or percentages (0 to 100, some above 1), with that curve's values turned into their
 complement (1 - y, or 100 - y), and for a figure of few such curves once for every two of them (both
-measured curves of a figure drawn as the complement, its theory line left as it is) and every other answer the student's kernel gave replayed from the first
-run: the same runs, the same numbers, nothing asked of the kernel again. If one of these passes, the
-verdict is `Review`, naming the curve: the student drew the complement of what was asked, which a
-person may judge (a figure that also states what it shows) where no check can. Every figure check gets
-this from `core.evaluate`, through `core.REREADS`: no check needs code of its own for it.
+measured curves of a figure drawn as the complement, its theory line left as it is). Every answer the
+student's kernel gave is replayed from the first run (the same runs, the same numbers), but a call that
+hands student code a callable of ours (a recording network, a stand-in step that keeps its calls) runs
+again for real: the check reads what that callable keeps. If one of these passes, the verdict is
+`Review`, naming the curve: the student drew the complement of what was asked, which a person may judge
+(a figure that also states what it shows) where no check can. Every figure check gets this from
+`core.evaluate`, through `core.REREADS`: no check needs code of its own for it, but one whose figure
+holds no share (a loss, call numbers) says so, `@check(name, shares=False)`, where 1 - y of a curve
+would mean nothing and a wrong figure could pass turned.
 """
 import itertools
 
@@ -43,6 +47,8 @@ class Replay(core.Student):
             if log.at < len(log.kept) and log.kept[log.at][0] == driver:
                 result = copied(log.kept[log.at][1])
                 log.at += 1
+                if ours(kwargs):   # what our stand-ins keep of the call must be kept again: run it for real
+                    return self.student.drive(driver, **kwargs)
                 return self.turn(result) if driver == "drawing" and self.turn else result
             log.at = len(log.kept)   # gone another way: the rest runs for real
             return self.student.drive(driver, **kwargs)
@@ -53,6 +59,21 @@ class Replay(core.Student):
     def student_of(self, value, name):
         inner = self.student.student_of(value, name)
         return Replay(inner, self.log, self.turn) if isinstance(inner, core.Student) else inner
+
+
+def ours(value, depth=0):
+    """Whether a call hands student code a callable of ours (a recording network, a stand-in step that keeps
+    its calls): the check reads what it keeps, which a replayed answer would leave empty."""
+    if depth > 4:
+        return False
+    if isinstance(value, dict):
+        return any(ours(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(ours(item, depth + 1) for item in value)
+    if callable(value) and not isinstance(value, type):
+        module = getattr(value, "__module__", None) or type(value).__module__ or ""
+        return str(module).startswith("maskdiff_solutions")
+    return False
 
 
 def copied(value):
@@ -78,7 +99,7 @@ class Log:
 def keep(name, students):
     """A figure check's students, each keeping its kernel answers in one shared log; (students, (the
     students as handed in, the log)), or the students as they are for any other check."""
-    if not name.startswith("plot_"):
+    if not name.startswith("plot_") or name in core.NO_SHARES:
         return students, None
     log = Log()
     return [Replay(student, log) for student in students], (students, log)

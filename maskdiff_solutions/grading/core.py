@@ -214,12 +214,20 @@ class Outcome:
     review: bool = False   # neither pass nor fail: a person decides (core.Review)
 
 
-def check(name):
-    """Register a check under the name hidden test cells use."""
+# Figure checks whose figure holds no share (a loss, call numbers, entropies): no complement is read for
+# them (complement.py), since 1 - y of such a curve means nothing. Every other figure check reads one.
+NO_SHARES = set()
+
+
+def check(name, shares=True):
+    """Register a check under the name hidden test cells use; shares=False for a figure check whose figure
+    holds no share a complement could be drawn of."""
     def register(function):
         if name in CHECKS:
             raise ValueError(f"two checks are named {name!r}")
         CHECKS[name] = function
+        if not shares:
+            NO_SHARES.add(name)
         return function
     return register
 

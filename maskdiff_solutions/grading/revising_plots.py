@@ -194,7 +194,7 @@ def _calls_sentence(values):
     return ", ".join(str(int(v)) for v in values)
 
 
-@check("plot_commit_order")
+@check("plot_commit_order", shares=False)   # call numbers: no complement to read
 def plot_commit_order(drawn, SampleBlocks):
     drawing = plots.Drawing.of(drawn)
     drawing.need_axes("the call that committed each of the 24 generated positions against the position")
@@ -961,7 +961,7 @@ def prompt_counted(SampleEntropy, entropies):
            f"left out (row[len(prompt):]), and their Perplexity likewise")
 
 
-@check("plot_entropy_perplexity")
+@check("plot_entropy_perplexity", shares=False)   # entropies, perplexities: no complement
 def plot_entropy_perplexity(drawn, SampleEntropy, Perplexity):
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("the perplexity of each sample against its entropy")

@@ -101,3 +101,50 @@ def test_two_curves_drawn_as_complements_go_to_a_person_named(plot_check, monkey
     cell = Cell([line(1 - SHARES, "first"), line(1 - SHARES / 2, "second"), line(SHARES / 3, "theory")])
     outcome = grading.evaluate("plot_fake", cell, Shares())
     assert outcome.review and outcome.message.startswith("the line 'first' and the line 'second' read as one minus")
+
+
+def test_a_figure_of_no_share_reads_no_complement(plot_check, monkeypatch):
+    """A check that says its figure holds no share (a loss, call numbers: @check(name, shares=False)) fails a
+    complement as any wrong figure."""
+    monkeypatch.setattr(core, "NO_SHARES", {"plot_fake"})
+    outcome = grading.evaluate("plot_fake", Cell([line(1 - SHARES)]), Shares())
+    assert not outcome.passed and not outcome.review, outcome.message
+
+
+def test_the_figure_checks_without_shares_are_named():
+    assert core.NO_SHARES == {"plot_two_sentence_loss", "plot_story_loss", "plot_commit_order",
+                              "plot_entropy_perplexity"}
+
+
+def test_a_call_that_hands_over_our_stand_in_runs_again(plot_check, monkeypatch):
+    """What a stand-in of ours keeps of a call (a step that records what it was handed) is what the check reads:
+    such a call runs again for real when the figure is read again; every other answer is replayed."""
+    class Keeper:   # a check's stand-in: its module is the package's
+        __module__ = "maskdiff_solutions.grading.fake"
+
+        def __init__(self):
+            self.seen = 0
+
+        def __call__(self):
+            self.seen += 1
+
+    def check(drawn, function):
+        drawing = plots.Drawing.of(drawn)
+        keeper = Keeper()
+        function.drive("call_many", arg_lists=[[keeper]])
+        core.expect(keeper.seen, "the stand-in was never called")
+        want = SHARES
+        core.expect(any(plots.matches(s, XS, want) for _, s in drawing.series()), "no curve shows the shares")
+
+    class Calls(Shares):
+        def drive(self, driver, **kwargs):
+            self.asked += 1
+            for args in kwargs.get("arg_lists", []):
+                args[0]()
+            return [["ok", None, {}]]
+
+    monkeypatch.setitem(core.CHECKS, "plot_fake", check)
+    calls = Calls()
+    outcome = grading.evaluate("plot_fake", Cell([line(1 - SHARES, "disagreement")]), calls)
+    assert outcome.review and "'disagreement' reads as one minus" in outcome.message, outcome.message
+    assert calls.asked == 2   # the first reading, and the reading of the complement
