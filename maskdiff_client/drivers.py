@@ -66,9 +66,9 @@ def _raised(err):
 
 def outcome(function, args=(), kwargs=None, sent_back=()):
     """One call on fresh copies of args: ["ok", value, {index: arg after the call} for each tensor or
-    array argument the call changed in place] or ["raised", type name, message]. With `sent_back`
-    (argument indices), "ok" carries a fourth item, {index: that argument as the call left it}: a list
-    the function fills, say."""
+    array argument the call changed in place] or ["raised", type name, message, kinds]. With `sent_back`
+    (argument indices), either carries one more item, {index: that argument as the call left it}: a list
+    the function fills, say, or what a call that raised had done to its arguments first."""
     given = [_fresh(a) for a in args]
     kept = [_fresh(a) for a in given]
     try:
@@ -76,7 +76,8 @@ def outcome(function, args=(), kwargs=None, sent_back=()):
     except PASS_THROUGH:
         raise
     except BaseException as err:  # noqa: BLE001 - SystemExit included: a finding, not an exit
-        return _raised(err)
+        raised = _raised(err)
+        return raised + [{int(i): given[int(i)] for i in sent_back}] if sent_back else raised
     done = ["ok", value, {i: given[i] for i in range(len(given)) if _changed(given[i], kept[i])}]
     return done + [{int(i): given[int(i)] for i in sent_back}] if sent_back else done
 
@@ -158,7 +159,7 @@ def call_with_globals(function, names, args=(), kwargs=None, filled=()):
             else:
                 namespace[name] = value
     text = printed.getvalue()[:MAX_PRINTED]
-    return ["ok", result[1], text, *result[3:]] if result[0] == "ok" else result[:4] + [text]
+    return ["ok", result[1], text, *result[3:]] if result[0] == "ok" else result[:4] + [text, *result[4:]]
 
 
 def globals_of(function):

@@ -15,10 +15,19 @@ moved to `device` (or to the model's parameters' device) fails here as it crashe
 import torch
 
 from .. import batched as ref
-from .core import Failure, call, changed, check, expect, not_integers, value_of, vector
+from .core import Failure, call, changed, check, expect, not_integers, refused, stated, value_of, vector
 from .fakes import ELSEWHERE, CpuModel, FakeDenoiser, off_cpu, on_cpu
 
 PAD, MASK = 0, 1
+# Other ids for the mask and the padding (within the fake denoiser's 23 tokens), used by a few calls:
+# a function that reads 0 and 1 (or the notebook's ids) in place of its mask_id and pad_id is caught.
+OTHER_PAD, OTHER_MASK = 21, 22
+
+
+def relabel(x, mask_id, pad_id):
+    """Ids written with MASK and PAD, with mask_id and pad_id in their place (and the other way round)."""
+    swap = {MASK: mask_id, mask_id: MASK, PAD: pad_id, pad_id: PAD}
+    return x.clone().apply_(lambda v: swap.get(v, v)) if torch.is_tensor(x) else x
 
 
 def random_canvas(g, B, L, V=23):
@@ -80,25 +89,27 @@ def distributions(candidate_distributions):
 @check("confidence_scores")
 def confidence(confidence_scores):
     g = torch.Generator().manual_seed(2)
-    probs = torch.rand(4, 10, 12, generator=g) ** 3
-    probs[..., :3] = 0  # control tokens: zero probability must not produce NaN
-    probs = probs / probs.sum(dim=-1, keepdim=True)
-    default = vector_2d(call(confidence_scores, probs.clone(), what="confidence_scores(probs)"), "top")
-    expect(torch.allclose(default, ref.confidence_scores(probs, "top"), atol=1e-6),
-           "by default the confidence is each position's top probability")
-    for kind in ref.CONFIDENCE_KINDS:
-        got = vector_2d(call(confidence_scores, probs.clone(), kind,
-                             what=f"confidence_scores(probs, {kind!r})"), kind)
-        expect(not bool(torch.isnan(got).any()), f"confidence {kind!r} gave NaN (0 * log 0 counts as 0)")
-        expect(torch.allclose(got, ref.confidence_scores(probs, kind), atol=1e-5),
-               {"top": "'top' is the largest probability at each position",
-                "margin": "'margin' is the top probability minus the second one",
-                "neg_entropy": "'neg_entropy' is sum p log p over the vocabulary (higher = surer)"}[kind])
+    for shape in ((4, 10, 12), (2, 3, 7)):   # two batches: the scores are those of the probs handed in
+        probs = torch.rand(*shape, generator=g) ** 3
+        probs[..., :3] = 0  # control tokens: zero probability must not produce NaN
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+        default = vector_2d(call(confidence_scores, probs.clone(), what="confidence_scores(probs)"), "top",
+                            shape[:2])
+        expect(torch.allclose(default, ref.confidence_scores(probs, "top"), atol=1e-6),
+               "by default the confidence is each position's top probability")
+        for kind in ref.CONFIDENCE_KINDS:
+            got = vector_2d(call(confidence_scores, probs.clone(), kind,
+                                 what=f"confidence_scores(probs, {kind!r})"), kind, shape[:2])
+            expect(not bool(torch.isnan(got).any()), f"confidence {kind!r} gave NaN (0 * log 0 counts as 0)")
+            expect(torch.allclose(got, ref.confidence_scores(probs, kind), atol=1e-5),
+                   {"top": "'top' is the largest probability at each position",
+                    "margin": "'margin' is the top probability minus the second one",
+                    "neg_entropy": "'neg_entropy' is sum p log p over the vocabulary (higher = surer)"}[kind])
 
 
-def vector_2d(value, kind):
-    expect(torch.is_tensor(value) and tuple(value.shape) == (4, 10),
-           f"confidence {kind!r} should have shape [B, L] = [4, 10], got {list(getattr(value, 'shape', []))}")
+def vector_2d(value, kind, shape):
+    expect(torch.is_tensor(value) and tuple(value.shape) == tuple(shape),
+           f"confidence {kind!r} should have shape [B, L] = {list(shape)}, got {list(getattr(value, 'shape', []))}")
     return value.detach().float()
 
 
@@ -162,6 +173,25 @@ def worked_example(reverse_update):
     expect(out.tolist() == want, f"the lesson's example should give {want}, got {out.tolist()}")
 
 
+# The task's words for each error (core.STATED)
+SHAPES, NOT_BOOLEAN, PER_ROW = "position-wise tensors of different shapes", "slots that are not Boolean", \
+    "not one count per row"
+TOO_MANY, NEGATIVE, MASK_OR_PAD = ("larger than the row's eligible masks", "a count that is negative",
+                                   "a committed proposal that is `MASK` or `PAD`")
+UPDATE_STATED = {"confidence of another shape": SHAPES, "candidate_ids of another shape": SHAPES,
+                 "generation_slots given as 0/1 integers": NOT_BOOLEAN, "three reveal counts for two rows": PER_ROW,
+                 "a reveal count above the row's eligible masks (row 1 has 3)": TOO_MANY,
+                 "a negative reveal count": NEGATIVE, "the most confident proposal is MASK": MASK_OR_PAD,
+                 "the most confident proposal is PAD": MASK_OR_PAD}
+
+
+def other_ids(why):
+    return f"{why} (mask_id = {OTHER_MASK}, pad_id = {OTHER_PAD})"
+
+
+stated("reverse_update.errors", {**UPDATE_STATED, **{other_ids(why): MASK_OR_PAD for why in list(UPDATE_STATED)[-2:]}})
+
+
 def bad_inputs():
     """(why, the lesson's example with one thing wrong) for every error reverse_update must catch."""
     e = EXAMPLE
@@ -183,11 +213,14 @@ def errors(reverse_update):
     cases = bad_inputs()
     arguments = [[case[name] for name in (*INPUTS, "reveal_counts")] + [MASK, PAD]
                  for case in ({**EXAMPLE, **changes} for _, changes in cases)]
+    # the last two again with other ids for the mask and the padding: the arguments, not 1 and 0
+    for why, changes in cases[-2:]:
+        case = {**EXAMPLE, **changes}
+        cases.append((other_ids(why), changes))
+        arguments.append([relabel(case[name], OTHER_MASK, OTHER_PAD) for name in (*INPUTS, "reveal_counts")]
+                         + [OTHER_MASK, OTHER_PAD])
     for (why, _), result in zip(cases, reverse_update.calls(arguments)):
-        if result[0] == "ok":
-            raise Failure(f"{why}: reverse_update should raise a ValueError, it returned normally")
-        if "ValueError" not in result[3]:
-            raise Failure(f"{why}: expected a ValueError, got {result[1]}: {result[2]}")
+        refused(result, why, "reverse_update")
     # ...but a MASK proposal that is not committed is no error:
     candidates = e["candidate_ids"].clone()
     candidates[0, 2] = MASK
@@ -207,12 +240,19 @@ def invariants(reverse_update):
         eligible = (slots & (x == MASK)).sum(dim=1)
         counts = [int(torch.randint(0, int(n) + 1, (1,), generator=g)) for n in eligible]
         cases.append((x, candidates, confidence, slots, counts))
-    results = reverse_update.calls([[*inputs, MASK, PAD] for inputs in cases])
-    for case, ((x, candidates, confidence, slots, counts), result) in enumerate(zip(cases, results)):
+    # every tenth batch with other ids for the mask and the padding (candidates 2..20 stay clear of them)
+    ids = [(OTHER_MASK, OTHER_PAD) if case % 10 == 9 else (MASK, PAD) for case in range(len(cases))]
+    cases = [(relabel(x, *i), relabel(c.clamp(max=20), *i), conf, slots, counts)
+             if i != (MASK, PAD) else (x, c, conf, slots, counts)
+             for (x, c, conf, slots, counts), i in zip(cases, ids)]
+    results = reverse_update.calls([[*inputs, *i] for inputs, i in zip(cases, ids)])
+    for case, ((x, candidates, confidence, slots, counts), result, (mask_id, pad_id)) in enumerate(
+            zip(cases, results, ids)):
         B, L = x.shape
-        out = updated(result, x, f"reverse_update on random batch {case} (B = {B}, L = {L})")
-        want = ref.reverse_update(x, candidates, confidence, slots, counts, MASK, PAD)
-        keep = ~(slots & (x == MASK))
+        out = updated(result, x, f"reverse_update on random batch {case} (B = {B}, L = {L}, mask_id = "
+                                 f"{mask_id}, pad_id = {pad_id})")
+        want = ref.reverse_update(x, candidates, confidence, slots, counts, mask_id, pad_id)
+        keep = ~(slots & (x == mask_id))
         expect(torch.equal(out[keep], x[keep]), "prefix, padding, earlier commits and masks outside the "
                                                 "generation slots must keep their ids")
         new = (out != x).sum(dim=1).tolist()
@@ -257,13 +297,17 @@ def batched_sampler(sample):
     g = torch.Generator().manual_seed(5)
     helpers = {helper.__name__: cpu_only(helper) for helper in (
         ref.blank_canvas, ref.candidate_distributions, ref.confidence_scores, ref.reveal_counts, ref.reverse_update)}
-    for case, (B, steps) in enumerate(((1, 5), (4, 3), (6, 8), (3, 1))):
+    # the last case with other ids for the mask and the padding, and a control token of its own
+    for case, (B, steps, mask_id, pad_id, control) in enumerate(
+            ((1, 5, MASK, PAD, None), (4, 3, MASK, PAD, None), (6, 8, MASK, PAD, None), (3, 1, MASK, PAD, None),
+             (4, 4, OTHER_MASK, OTHER_PAD, (8,)))):
         lengths = torch.randint(4, 17, (B,), generator=g).tolist()
-        prompts = [torch.randint(2, 23, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
+        prompts = [torch.randint(2, 21, (int(torch.randint(0, n - 1, (1,), generator=g)),), generator=g)
                    for n in lengths]
-        what = (f"sample(model, prompts, lengths={lengths}, steps={steps}, mask_id={MASK}, "
-                f"pad_id={PAD})")
-        model, result = run_sample(sample, helpers, case, (prompts, lengths, steps, MASK, PAD))
+        given = () if control is None else (control,)
+        what = (f"sample(model, prompts, lengths={lengths}, steps={steps}, mask_id={mask_id}, "
+                f"pad_id={pad_id}{'' if control is None else f', control_ids={control}'})")
+        model, result = run_sample(sample, helpers, case, (prompts, lengths, steps, mask_id, pad_id, *given))
         out = sampled(result, what)
         expect(torch.is_tensor(out) and tuple(out.shape) == (B, max(lengths)),
                f"sample should return [B, max length] = [{B}, {max(lengths)}], "
@@ -271,12 +315,12 @@ def batched_sampler(sample):
         integer_ids(out, "sample")
         expect(model.calls == steps, f"with {steps} steps the denoiser should run {steps} times, "
                                      f"once before each update; it ran {model.calls} times")
-        want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, MASK, PAD)
+        want = ref.sample_rowwise(FakeDenoiser(seed=case), prompts, lengths, steps, mask_id, pad_id, control or ())
         for b, (prompt, n) in enumerate(zip(prompts, lengths)):
-            expect(out[b, :len(prompt)].tolist() == prompt.tolist(), f"row {b}: the prompt changed")
-            expect(bool((out[b, n:] == PAD).all()), f"row {b}: positions past its length {n} "
-                                                    "must stay PAD")
-            expect(not bool((out[b, :n] == MASK).any()), f"row {b}: masks are left after the last step")
-        expect(torch.equal(out, want), "the batched sampler must give exactly what sampling each row "
-                                       "alone gives (fresh predictions after every update, each row "
-                                       "its own budget)")
+            expect(out[b, :len(prompt)].tolist() == prompt.tolist(), f"{what}, row {b}: the prompt changed")
+            expect(bool((out[b, n:] == pad_id).all()), f"{what}, row {b}: positions past its length {n} "
+                                                       f"must stay PAD ({pad_id})")
+            expect(not bool((out[b, :n] == mask_id).any()), f"{what}, row {b}: masks are left after the last step")
+        expect(torch.equal(out, want), f"{what}: the batched sampler must give exactly what sampling each row "
+                                       f"alone gives (fresh predictions after every update, each row its own "
+                                       f"budget, the mask, the padding and control_ids never proposed)")

@@ -16,8 +16,9 @@ What the task text must state, since the checks hold students to it:
   is not a whole number, prompt_length < 0, gen_length, block_length or steps < 1, gen_length is not
   a multiple of block_length, steps not a multiple of the number of blocks, or cache is not one of
   'none', 'prefix', 'dual', 'exact'.
-Edges a text may leave open are neither asked for nor refused: bools (True for 1), whole floats
-(6.0), length = 0 and a row that is all prompt.
+A row that is all prompt (prompt_length = length) is no prompt "longer than length": it is allowed,
+a boundary the errors check holds. Edges a text may leave open are neither asked for nor refused:
+bools (True for 1), whole floats (6.0) and length = 0.
 """
 import math
 import numbers
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 
 from .. import caching as ref
-from .core import Failure, check, expect, refused, type_name, value_of
+from .core import Failure, check, expect, refused, stated, type_name, value_of
 
 
 def shown(name, args):
@@ -100,7 +101,7 @@ MASK_ERRORS = [("block_length = 0: a block holds at least one position", (6, 0, 
                ("block_length = -2: a block holds at least one position", (6, -2, 2)),
                ("prompt_length = -2: a prompt holds 0 positions or more", (6, 2, -2)),
                ("prompt_length = 8 is longer than the row, length = 6", (6, 2, 8)),
-               ("length = -4: a length is never negative", (-4, 2, 0)),
+               ("length = -4: the prompt, 0 positions, is longer than the row", (-4, 2, 0)),
                ("length - prompt_length = 5 is not a multiple of block_length = 2", (7, 2, 2)),
                ("length - prompt_length = 9 is not a multiple of block_length = 4", (12, 4, 3)),
                ("length = 6.5: lengths are whole numbers", (6.5, 2, 0.5)),
@@ -108,7 +109,15 @@ MASK_ERRORS = [("block_length = 0: a block holds at least one position", (6, 0, 
 
 
 # Valid calls beside the refused ones: a function that refuses everything has not learnt what to refuse.
-MASK_ALLOWED = [(7, 2, 3), (4, 4, 0), (6, 1, 5)]
+# A row that is all prompt sits on the boundary the text states ("longer than `length`" is refused).
+MASK_ALLOWED = [(7, 2, 3), (4, 4, 0), (6, 1, 5), (5, 2, 5)]
+
+
+stated("BlockCausalMask.errors", {why: ("a length is not a whole number" if "whole" in why else
+                                       "`block_length` is below 1" if why.startswith("block_length") else
+                                       "`length - prompt_length` is not a multiple of `block_length`"
+                                       if "multiple" in why else "`prompt_length` is negative or longer than `length`")
+                                  for why, _ in MASK_ERRORS})
 
 
 @check("BlockCausalMask.errors")
@@ -202,6 +211,15 @@ COUNT_ERRORS = [("steps = 3 is not a multiple of the 2 blocks", (4, 8, 4, 3, "ex
 
 # Valid calls beside the refused ones: a function that refuses everything has not learnt what to refuse.
 COUNT_ALLOWED = [(4, 8, 4, 4, cache) for cache in ref.CACHES] + [(0, 3, 1, 6, "exact")]
+
+
+stated("TokensProcessed.errors", {why: ("a count is not a whole number" if "whole" in why else
+                                       "`cache` is none of the four" if "cache" in why else
+                                       "`gen_length` is not a multiple of `block_length`" if why.startswith("gen_length = 9")
+                                       or why.startswith("gen_length = 10") else
+                                       "`steps` is not a multiple of the number of blocks" if "multiple" in why else
+                                       "`prompt_length` is negative" if why.startswith("prompt_length") else
+                                       "`gen_length`, `block_length` or `steps` is below 1") for why, _ in COUNT_ERRORS})
 
 
 @check("TokensProcessed.errors")

@@ -53,9 +53,15 @@ What the task text must state, since the checks hold students to it:
   or x[:, start:end] (dual) with that past and start=start. Positions = TokensProcessed(...,
   "prefix" or "dual"). When `kept` is a list, each refresh appends to it one entry: the keys that call
   returned, one [1, heads, P + gen_length, dim // heads] tensor per layer (a list or tuple of them).
-- ValueErrors (SampleBlocksCached): gen_length, block_length or steps < 1, gen_length not a multiple
-  of block_length, steps not a multiple of the number of blocks; a valid call must reach the network
-  (what it then does is SampleBlocksCached.exact's to judge).
+- ValueErrors (both samplers, SampleBlocksPrefixCache's "as in SampleBlocksCached"): gen_length,
+  block_length or steps < 1, gen_length not a multiple of block_length, steps not a multiple of the
+  number of blocks, checked first, before any call: a refused call has called net no time, changed
+  neither the prompt nor `kept`, and built no canvas (a negative gen_length, where building one raises
+  torch's error). A valid call must reach the network (what it then does is the other checks' to
+  judge); one position, blocks of one and one call a block are valid.
+- `rule` and `control_ids` matter: a case's blocks split differently under the two rules (5 masks in
+  two calls: "even" [3, 2], "schedule" [2, 3]), and its network leans to the padding and the control
+  ids (TEMPTING).
 Edges a text may leave open are neither asked for nor refused: whole floats, bools, prompts as lists.
 """
 from dataclasses import dataclass, field
@@ -66,8 +72,9 @@ import torch
 from .. import batched as ref05
 from .. import caching as ref
 from .. import revising as ref06
+from .revising import block_rule
 from ..block_denoiser import CachingDenoiser
-from .core import Failure, check, expect, raised, refused, token_ids, type_name, value_of
+from .core import Failure, check, expect, raised, refused, stated, token_ids, type_name, value_of
 
 VOCAB, DIM, HEADS, LAYERS, MAX_LENGTH = 23, 16, 2, 2, 32
 SPREAD = 0.5        # the random weights' standard deviation: confident, distinct decisions
@@ -75,9 +82,10 @@ SAME_KEY = 1e-6     # a cached key or value within this (relative) of one net re
 KEPT = 10           # SampleBlocksPrefixCache's argument `kept`, by position
 
 
-def random_network(seed, pad_id):
+def random_network(seed, pad_id, tempt=()):
     """The checks' CachingDenoiser: every parameter drawn from `seed` (matrices N(0, SPREAD^2), the
-    layer norms' scales near 1, other vectors small), in float64, in eval mode, without gradients."""
+    layer norms' scales near 1, other vectors small), in float64, in eval mode, without gradients; the
+    logits of the ids `tempt` raised by TEMPT."""
     g = torch.Generator().manual_seed(seed)
     net = CachingDenoiser(VOCAB, dim=DIM, heads=HEADS, layers=LAYERS, max_length=MAX_LENGTH, pad_id=pad_id)
     with torch.no_grad():
@@ -86,7 +94,18 @@ def random_network(seed, pad_id):
                 noise = torch.randn(p.shape, generator=g)
                 scale = isinstance(module, torch.nn.LayerNorm) and name == "weight"
                 p.copy_(noise * SPREAD if p.dim() > 1 else 1 + 0.1 * noise if scale else 0.1 * noise)
+        net.out.bias[list(tempt)] += TEMPT
     return net.double().eval().requires_grad_(False)
+
+
+# The cases whose network leans to the padding and the control ids (their logits raised by TEMPT), so
+# that a sampler that leaves `pad_id` or `control_ids` out of the controls commits them.
+TEMPT = 4.0
+
+
+def tempting(case):
+    P, G, B, steps, mask_id, pad_id, control, rule = case
+    return (pad_id, *control) if case in TEMPTING else ()
 
 
 def span(start, n):
@@ -483,7 +502,7 @@ def sample(sampler, case, seed, extra=(), filled=(), kind=RecordingNet, what="")
     (a `kind` of it, `what` naming the run) and prompt: (the network, raw outcome)."""
     P, G, B, steps, mask_id, pad_id, control, rule = case
     prompt = torch.randint(2, 21, (P,), generator=torch.Generator().manual_seed(1000 + seed))
-    model = kind(random_network(seed, pad_id), *([what] if what else []))
+    model = kind(random_network(seed, pad_id, tempting(case)), *([what] if what else []))
     args = [model, prompt, G, B, steps, mask_id, pad_id, *([] if control is None else [control, rule]), *extra]
     if not hasattr(sampler, "with_globals"):
         return model, ["ok", sampler(*args)]
@@ -506,12 +525,17 @@ def judged(student, reference, case, seed, plan, what, rules, extra=(), filled=(
 
 # (prompt length, gen_length, block_length, steps, mask_id, pad_id, control_ids, rule); None: the defaults.
 # No prompt, blocks of one position, one block, one call a block and several, both rules.
+# The last: blocks of 5 in two calls each, where the rules differ ("even" [3, 2], "schedule" [2, 3]),
+# on a network that tempts (TEMPTING).
 EXACT_CASES = [(0, 4, 1, 4, 1, 0, (5,), "even"),
                (3, 6, 6, 3, 22, 21, (), "schedule"),
                (4, 8, 2, 4, 22, 21, (), "even"),
                (5, 12, 4, 6, 1, 0, (5,), "even"),
                (2, 9, 3, 9, 1, 0, (5, 9), "schedule"),
-               (0, 10, 5, 6, 1, 0, None, None)]
+               (0, 10, 5, 6, 1, 0, None, None),
+               (3, 10, 5, 4, 22, 21, (5, 9), "schedule")]
+TEMPTING = {(3, 10, 5, 4, 22, 21, (5, 9), "schedule"), (2, 10, 5, 4, 22, 21, (5, 9), "schedule"),
+            (1, 10, 5, 4, 22, 21, (5, 9), "even")}
 
 
 @check("SampleBlocksCached.exact")
@@ -522,33 +546,62 @@ def sample_blocks_cached(SampleBlocksCached):
                case_words("SampleBlocksCached", case), ExactRules(case))
 
 
-EXACT_ERRORS = [("gen_length = 10 is not a multiple of block_length = 4", 3, 10, 4, 4),
-                ("gen_length = 9 is not a multiple of block_length = 6", 0, 9, 6, 3),
-                ("steps = 4 is not a multiple of the 3 blocks", 3, 12, 4, 4),
-                ("steps = 5 is not a multiple of the 2 blocks", 2, 16, 8, 5),
-                ("block_length = 0: blocks hold at least one position", 3, 8, 0, 4),
-                ("block_length = -4: blocks hold at least one position", 3, 8, -4, 4),
-                ("steps = 0: every block needs at least one call", 3, 8, 4, 0),
-                ("gen_length = 0: there is nothing to generate", 3, 0, 4, 4)]
+# (why, prompt length, gen_length, block_length, steps): each breaks one rule. A negative gen_length
+# leaves no canvas to build: a sampler that builds it before checking the rules raises torch's error.
+SAMPLER_ERRORS = [("gen_length = 10 is not a multiple of block_length = 4", 3, 10, 4, 4),
+                  ("gen_length = 9 is not a multiple of block_length = 6", 0, 9, 6, 3),
+                  ("steps = 4 is not a multiple of the 3 blocks", 3, 12, 4, 4),
+                  ("steps = 5 is not a multiple of the 2 blocks", 2, 16, 8, 5),
+                  ("block_length = 0: blocks hold at least one position", 3, 8, 0, 4),
+                  ("block_length = -4: blocks hold at least one position", 3, 8, -4, 4),
+                  ("steps = 0: every block needs at least one call", 3, 8, 4, 0),
+                  ("gen_length = 0: there is nothing to generate", 3, 0, 4, 4),
+                  ("gen_length = -4: there is nothing to generate", 2, -4, 4, 4)]
 
 # Valid calls beside them, which must get past the rules to the network: a function that refuses
-# everything has not learnt what to refuse (what the sampling then does is SampleBlocksCached.exact's).
-EXACT_ALLOWED = [(3, 8, 4, 4), (0, 3, 1, 3), (2, 6, 2, 3)]
+# everything has not learnt what to refuse (what the sampling then does is the other checks'). One
+# position, blocks of one and one call a block sit on the rules' boundary ("at least 1").
+SAMPLER_ALLOWED = [(3, 8, 4, 4), (0, 3, 1, 3), (2, 6, 2, 3), (2, 1, 1, 1), (1, 2, 2, 1)]
+PROMPT = 1   # the samplers' argument `prompt`, by position
+
+
+def refuses_before_work(sampler, name, extra=()):
+    """Each case of SAMPLER_ERRORS raises a ValueError before anything else happens (the text: the rules
+    are checked first, before any call): no call of net, the prompt (and `kept`) as they were handed in;
+    each case of SAMPLER_ALLOWED gets past the rules to the network."""
+    sent = [PROMPT, *([KEPT] if len(extra) > 1 else [])]
+    for seed, (why, *shape) in enumerate(SAMPLER_ERRORS):
+        case = (*shape, 1, 0, (), "even")
+        what = case_words(name, case)
+        model, result = sample(sampler, case, seed, extra, filled=sent, kind=CountingNet)
+        refused(result, why, what)
+        first = f"{what} raised, but first "
+        expect(not model.calls, f"{first}called net {model.calls} times: check the rules first, before any call "
+                                f"of net (and before the canvas is built)")
+        left = result[5] if len(result) > 5 and isinstance(result[5], dict) else {}
+        prompt = torch.randint(2, 21, (shape[0],), generator=torch.Generator().manual_seed(1000 + seed))
+        try:
+            same = torch.equal(torch.as_tensor(left.get(PROMPT, prompt)).long(), prompt)
+        except (TypeError, ValueError, RuntimeError):
+            same = False
+        expect(same, f"{first}changed the prompt it was handed: check the rules first, before any work")
+        expect(left.get(KEPT, []) == [], f"{first}appended to `kept`: check the rules first, before any work")
+    for seed, shape in enumerate(SAMPLER_ALLOWED):
+        case = (*shape, 1, 0, (), "even")
+        model, result = sample(sampler, case, seed, extra, kind=CountingNet)
+        expect(model.calls or result[0] == "ok" or "ValueError" not in result[3],
+               f"{case_words(name, case)} is a valid call ({shape[1]} positions in blocks of {shape[2]}, {shape[3]} "
+               f"steps) and it {raised(result[1], result[2]) if result[0] == 'raised' else ''} before calling net: "
+               f"only the rules' violations are refused")
+
+
+stated("SampleBlocksCached.errors", {why: block_rule(why) for why, *_ in SAMPLER_ERRORS})
+stated("SampleBlocksPrefixCache.errors", {why: ("SampleBlocksCached", block_rule(why)) for why, *_ in SAMPLER_ERRORS})
 
 
 @check("SampleBlocksCached.errors")
 def sample_blocks_cached_errors(SampleBlocksCached):
-    for seed, (why, *shape) in enumerate(EXACT_ERRORS):
-        case = (*shape, 1, 0, (), "even")
-        result = sample(SampleBlocksCached, case, seed, kind=CountingNet)[1]
-        refused(result, why, case_words("SampleBlocksCached", case))
-    for seed, shape in enumerate(EXACT_ALLOWED):
-        case = (*shape, 1, 0, (), "even")
-        model, result = sample(SampleBlocksCached, case, seed, kind=CountingNet)
-        expect(model.calls or result[0] == "ok" or "ValueError" not in result[3],
-               f"{case_words('SampleBlocksCached', case)} is a valid call (blocks of {shape[2]}, {shape[3]} steps) "
-               f"and it {raised(result[1], result[2]) if result[0] == 'raised' else ''} before calling net: only the "
-               f"rules' violations are refused")
+    refuses_before_work(SampleBlocksCached, "SampleBlocksCached")
 
 
 # ---------------------------------------------------------------- SampleBlocksPrefixCache
@@ -560,7 +613,9 @@ PREFIX_CASES = [((0, 4, 2, 4, 1, 0, (5,), "even"), True),
                 ((4, 8, 2, 4, 22, 21, (), "even"), False),
                 ((5, 12, 4, 6, 1, 0, (5,), "even"), True),
                 ((2, 9, 3, 9, 1, 0, (5, 9), "schedule"), True),
-                ((0, 10, 5, 6, 1, 0, None, None), False)]
+                ((0, 10, 5, 6, 1, 0, None, None), False),
+                ((2, 10, 5, 4, 22, 21, (5, 9), "schedule"), False),
+                ((1, 10, 5, 4, 22, 21, (5, 9), "even"), True)]
 
 
 def kept_keys(entries, calls, plan, what):
@@ -607,3 +662,8 @@ def sample_blocks_prefix(SampleBlocksPrefixCache):
 @check("SampleBlocksPrefixCache.dual")
 def sample_blocks_dual(SampleBlocksPrefixCache):
     prefix_cases(SampleBlocksPrefixCache, dual=True)
+
+
+@check("SampleBlocksPrefixCache.errors")
+def sample_blocks_prefix_errors(SampleBlocksPrefixCache):
+    refuses_before_work(SampleBlocksPrefixCache, "SampleBlocksPrefixCache", extra=(False, []))

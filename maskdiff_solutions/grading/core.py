@@ -165,8 +165,35 @@ def value_of(result, what, name=None):
     return result[1]
 
 
+# What each check refuses, held to its task text: {check name: {why: the task's words that state it}}
+# (`stated`). tests/grading/test_stated.py finds each check's words in the markdown above its function's
+# cell in source/, and every `why` the check hands `refused` in this table: a hidden case asks only what
+# the task states. Words of another function's task, (function, words), count where the task names it
+# ("as in `SampleBlocksCached`").
+STATED = {}
+_asked = []   # while a test records them (`asked`): the whys handed to `refused`
+
+
+def stated(check_name, table):
+    """Register the task's words for each refusal (`why`) of a check."""
+    STATED.setdefault(check_name, {}).update(table)
+
+
+@contextmanager
+def asked():
+    """The whys `refused` is handed inside the block (a list, filled as they come)."""
+    whys = []
+    _asked.append(whys)
+    try:
+        yield whys
+    finally:
+        _asked.remove(whys)
+
+
 def refused(result, why, what):
     """A raw outcome that should be a ValueError (or a subclass): a Failure that says what came instead."""
+    for whys in _asked:
+        whys.append(why)
     if result[0] == "ok":
         raise Failure(f"{what} should raise a ValueError ({why}); it returned normally")
     if "ValueError" not in result[3]:
@@ -187,12 +214,20 @@ class Outcome:
     review: bool = False   # neither pass nor fail: a person decides (core.Review)
 
 
-def check(name):
-    """Register a check under the name hidden test cells use."""
+# Figure checks whose figure holds no share (a loss, call numbers, entropies): no complement is read for
+# them (complement.py), since 1 - y of such a curve means nothing. Every other figure check reads one.
+NO_SHARES = set()
+
+
+def check(name, shares=True):
+    """Register a check under the name hidden test cells use; shares=False for a figure check whose figure
+    holds no share a complement could be drawn of."""
     def register(function):
         if name in CHECKS:
             raise ValueError(f"two checks are named {name!r}")
         CHECKS[name] = function
+        if not shares:
+            NO_SHARES.add(name)
         return function
     return register
 
@@ -232,19 +267,34 @@ def call(function, *args, what):
         raise Failure(f"{what} {raised(type(err).__name__, err)}") from None
 
 
+# Second readings of a failed check, registered by the modules that make them (complement.py, for every
+# figure check): each is (keep, reread), keep(name, students) -> (the students to run the check with,
+# what it keeps of the run), reread(name, kept, failure) -> a Review to give instead, or None.
+REREADS = []
+
+
 def evaluate(name, *functions):
     """Run one check on the student's functions (plain functions, or `Student`s)."""
     if name not in CHECKS:
         raise KeyError(f"no hidden check is named {name!r}; known: {sorted(CHECKS)}")
-    students = [as_student(f) for f in functions]
+    students, kept = [as_student(f) for f in functions], []
+    for keep, reread in REREADS:
+        students, state = keep(name, students)
+        kept.append((reread, state))
     with seeded(name):
         try:
             CHECKS[name](*students)
         except Review as unsure:
             return Outcome(name, False, str(unsure), review=True)
         except Failure as failure:
-            return Outcome(name, False, str(failure))
-    return Outcome(name, True)
+            failed = failure
+        else:
+            return Outcome(name, True)
+    for reread, state in kept:
+        review = reread(name, state, str(failed))
+        if review is not None:
+            return Outcome(name, False, str(review), review=True)
+    return Outcome(name, False, str(failed))
 
 
 def run(name, *functions):

@@ -12,6 +12,9 @@ from .core import ALPHA, Failure, call, changed, check, expect, token_ids, type_
 
 X_0 = Encode(SCHRODINGER)
 L = X_0.numel()
+# A second sentence, shorter and of other words: a function that ignores the x_0 it is handed (its own
+# sentence written in) cannot pass both.
+SHORT = Encode("the box is empty")
 
 
 @check("MakeSchedule")
@@ -58,12 +61,13 @@ def histories(ForwardMask, x_0, t, beta, runs):
 def forward_history(ForwardMask):
     T = 12
     beta, _ = reference_schedule(T)
-    for t in (0, 1, 5, T):
-        for xs in histories(ForwardMask, X_0, t, beta, 25):
-            expect(torch.equal(xs[0], X_0), "the first sentence of the history should be x_0 itself, "
-                                            "unmasked (did later steps change it in place?)")
+    for x_0, t in ((X_0, 0), (X_0, 1), (X_0, 5), (X_0, T), (SHORT, 5), (SHORT, T)):
+        for xs in histories(ForwardMask, x_0, t, beta, 25):
+            expect(torch.equal(xs[0], x_0), f"the first sentence of the history should be x_0 itself, "
+                                            f"unmasked, {x_0.tolist()} here (did later steps change it in "
+                                            f"place, or was another sentence masked?)")
             for s in range(1, t + 1):
-                expect(bool(((xs[s] == X_0) | (xs[s] == MASK)).all()),
+                expect(bool(((xs[s] == x_0) | (xs[s] == MASK)).all()),
                        f"step {s} holds a token that is neither the original nor the mask")
                 expect(bool((xs[s][xs[s - 1] == MASK] == MASK).all()),
                        f"a token masked at step {s - 1} is unmasked again at step {s}: masks must absorb")
@@ -128,16 +132,17 @@ def forward_rates(ForwardMask):
                        f"Binomial({L}, {p:.2f}): tokens decay independently. {verdict.summary}")
 
 
-def fast_samples(ForwardMaskFast, t, alpha_bar, runs):
+def fast_samples(ForwardMaskFast, t, alpha_bar, runs, x_0=X_0):
     """`runs` samples of ForwardMaskFast(x_0, t, alpha_bar) (one request), checked for their shape
-    and tokens: a (runs, L) long tensor."""
+    and tokens: a (runs, len(x_0)) long tensor."""
     what = f"ForwardMaskFast(x_0, {t}, alpha_bar)"
     out = []
-    for result in ForwardMaskFast.repeat([X_0, t, alpha_bar], runs):
-        x = token_ids(value_of(result, what), what, length=L)
+    for result in ForwardMaskFast.repeat([x_0, t, alpha_bar], runs):
+        x = token_ids(value_of(result, what), what, length=x_0.numel())
         expect(0 not in changed(result), "ForwardMaskFast changed the x_0 it was given: clone first")
-        expect(bool(((x == X_0) | (x == MASK)).all()),
-               "ForwardMaskFast returned a token that is neither the original nor the mask")
+        expect(bool(((x == x_0) | (x == MASK)).all()),
+               f"ForwardMaskFast returned a token that is neither the original nor the mask (x_0 = "
+               f"{x_0.tolist()})")
         out.append(x)
     return torch.stack(out)
 
@@ -151,6 +156,9 @@ def fast_basics(ForwardMaskFast):
     expect(bool((fast_samples(ForwardMaskFast, T, alpha_bar, 20) == MASK).all()),
            "at t = T everything should be masked (alpha_bar_T = 0)")
     fast_samples(ForwardMaskFast, 4, alpha_bar, 20)
+    expect(bool((fast_samples(ForwardMaskFast, 0, alpha_bar, 5, SHORT) == SHORT).all()),
+           f"at t = 0 nothing should be masked: x_0 = {SHORT.tolist()} should come back as it is")
+    fast_samples(ForwardMaskFast, 4, alpha_bar, 20, SHORT)
     _, alpha_bar = reference_schedule(1)  # the shortest schedule, T = 1
     expect(bool((fast_samples(ForwardMaskFast, 0, alpha_bar, 5) == X_0).all())
            and bool((fast_samples(ForwardMaskFast, 1, alpha_bar, 5) == MASK).all()),

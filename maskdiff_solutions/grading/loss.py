@@ -40,10 +40,13 @@ def one_thread(check_function):
 
 V = 7              # recording-net vocabulary: tokens 0..5 and the mask 6
 MASK = V - 1
+OTHER_MASK = 0     # a few calls mask with token 0 (the sentences then hold 1..6): the `mask` argument counts
 
 
-def sentences(batch, length):
-    return torch.randint(0, MASK, (batch, length))
+def sentences(batch, length, mask=MASK):
+    """Token ids of the recording net's vocabulary, the mask left out."""
+    drawn = torch.randint(0, V - 1, (batch, length))
+    return drawn + (drawn >= mask).long()
 
 
 @dataclass
@@ -74,13 +77,13 @@ def raise_for(facts, what):
         raise Failure(f"loss.backward() on the result of {what} {raised(kind, message)}")
 
 
-def observe(loss_function, x_0, T, prompt=None):
+def observe(loss_function, x_0, T, prompt=None, mask=MASK):
     """Call the student's loss once with a recording net and read back its mask, weights and t."""
     batch, length = x_0.shape
     logits = torch.randn(batch, length, V)
     name = "DiffusionLoss" if prompt is None else "DiffusionLossPrompt"
-    what = f"{name}(net, x_0, {'prompt, ' if prompt is not None else ''}mask, T={T})"
-    facts = loss_function.drive("loss_observe", logits=logits, x_0=x_0, mask=MASK, T=T, prompt=prompt)
+    what = f"{name}(net, x_0, {'prompt, ' if prompt is not None else ''}mask={mask}, T={T})"
+    facts = loss_function.drive("loss_observe", logits=logits, x_0=x_0, mask=mask, T=T, prompt=prompt)
     raise_for(facts, what)
     expect(facts["calls"] == 1, f"{what} should call net once, on the whole batch x_t; "
                                 f"it called it {facts['calls']} times")
@@ -89,9 +92,10 @@ def observe(loss_function, x_0, T, prompt=None):
            f"the net should get token ids (long), got {getattr(x_t, 'dtype', type(x_t).__name__)}")
     expect(tuple(x_t.shape) == tuple(x_0.shape), f"the net should get x_t of the batch's shape "
                                                  f"{tuple(x_0.shape)}, got {tuple(x_t.shape)}")
-    masked = x_t == MASK
+    masked = x_t == mask
     expect(bool(((x_t == x_0) | masked).all()),
-           "x_t holds a token that is neither the original one nor the mask")
+           f"x_t holds a token that is neither the original one nor the mask (mask = {mask}: use the "
+           f"`mask` argument)")
     grad = facts.get("grad")
     expect(grad is not None and bool(grad.abs().sum() > 0) or not masked.any(),
            f"no gradient reaches the net's logits from {what}")
@@ -163,9 +167,10 @@ def loss_backprop(DiffusionLoss):
 @one_thread
 def loss_exact(DiffusionLoss):
     """Deterministic: every call must be the reference loss for the t and mask it drew."""
-    for T, batch, length, calls in ((5, 4, 12, 60), (100, 8, 16, 20), (1, 3, 5, 3)):
+    for T, batch, length, calls, mask in ((5, 4, 12, 60, MASK), (100, 8, 16, 20, MASK), (1, 3, 5, 3, MASK),
+                                          (5, 4, 12, 10, OTHER_MASK)):
         for _ in range(calls):
-            obs = observe(DiffusionLoss, sentences(batch, length), T)
+            obs = observe(DiffusionLoss, sentences(batch, length, mask), T, mask=mask)
             if T == 1:
                 expect(bool(obs.masked.all()), "with T = 1, t is always 1 = T: every position is masked")
 
@@ -379,6 +384,9 @@ def prompt_loss(DiffusionLossPrompt):
         prompt = torch.arange(length)[None] < torch.randint(0, length, (batch, 1))
         prompt[0] = torch.rand(length) < 0.5  # a prompt need not be a prefix
         observe(DiffusionLossPrompt, x_0, T, prompt)
+    for _ in range(10):   # another mask token
+        prompt = torch.arange(length)[None] < torch.randint(0, length, (batch, 1))
+        observe(DiffusionLossPrompt, sentences(batch, length, OTHER_MASK), T, prompt, mask=OTHER_MASK)
     # The same prompt in every row, not a prefix: its answer positions, t by t.
     fixed = torch.tensor([True, False, False, True, False, False, False, True, False, False])
     answer = torch.nonzero(~fixed).flatten().tolist()

@@ -162,7 +162,7 @@ def loss_axes(drawing, levels, what):
     return best
 
 
-@check("plot_two_sentence_loss")
+@check("plot_two_sentence_loss", shares=False)   # losses: no complement to read
 def plot_two_sentence_loss(drawn, DiffusionLoss, SamplePInit_two):
     drawing = plots.Drawing.of(drawn)
     ax, history, (floor,) = loss_axes(drawing, [(ENTROPY, 0.005)],
@@ -185,7 +185,7 @@ def plot_two_sentence_loss(drawn, DiffusionLoss, SamplePInit_two):
            f"DiffusionLoss itself (the loss of a whole sentence, not divided by its length)")
 
 
-@check("plot_story_loss")
+@check("plot_story_loss", shares=False)   # losses: no complement to read
 def plot_story_loss(drawn, DiffusionLoss):
     no_idea, frequencies, size = standin_levels()
     drawing = plots.Drawing.of(drawn)

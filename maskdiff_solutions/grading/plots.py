@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import colab, stats
+from . import complement  # noqa: F401 - every figure check reads a complement again (core.REREADS)
 from .core import Failure, Review, expect
 
 TOLERANCE = 1e-3   # how close a drawn value must be to an exact one (float32 plots, rounding)

@@ -22,7 +22,7 @@ from .. import revising as ref
 from .. import stats
 from maskdiff_client.fakes import FixedGuesser
 from .fakes import FakeDenoiser
-from .core import (ALPHA, Failure, changed, check, expect, not_integers, raised, refused, token_ids,
+from .core import (ALPHA, Failure, changed, check, expect, not_integers, raised, refused, stated, token_ids,
                    type_name, value_of, vector)
 
 
@@ -107,6 +107,9 @@ TRANSFER_ERRORS = [("steps = 0: a step count must be at least 1", [10, 0, "even"
 
 # Valid calls beside the refused ones: a function that refuses everything has not learnt what to refuse.
 TRANSFER_ALLOWED = [[10, 4, "even"], [10, 4, "schedule"]]
+stated("TransferCounts.errors", {why: ("`steps` below 1" if why.startswith("steps") else
+                                       "a negative or non-integer `n_masked`" if why.startswith("n_masked") else
+                                       'a rule other than `"even"` and `"schedule"`') for why, _ in TRANSFER_ERRORS})
 
 
 @check("TransferCounts.errors")
@@ -265,6 +268,22 @@ BLOCK_ERRORS = [("gen_length = 10 is not a multiple of block_length = 4", 3, 10,
                 ("gen_length = 0: there is nothing to generate", 3, 0, 4, 4)]
 
 
+# (prompt length, gen_length, block_length, steps) of valid calls
+BLOCK_ALLOWED = [(3, 8, 4, 4), (3, 2, 1, 2), (2, 1, 1, 1)]
+
+
+def block_rule(why):
+    """The words of notebook 06's and 07's samplers' tasks that state a BLOCK_ERRORS-like refusal."""
+    if "not a multiple of block_length" in why:
+        return "`gen_length` a multiple of `block_length`"
+    if "not a multiple of the" in why:
+        return "`steps` a multiple of the number of blocks"
+    return "`gen_length`, `block_length` and `steps` at least 1"
+
+
+stated("SampleBlocks.errors", {why: block_rule(why) for why, *_ in BLOCK_ERRORS})
+
+
 @check("SampleBlocks.errors")
 def sample_blocks_errors(SampleBlocks):
     g = torch.Generator().manual_seed(7)
@@ -276,16 +295,17 @@ def sample_blocks_errors(SampleBlocks):
         refused(result, why, what)
         expect(not model.canvases, f"{what} called the denoiser {len(model.canvases)} times before it raised: "
                                    f"check the rules first, before any denoiser call")
-    # ... and a valid call beside them, which must get past the rules to the denoiser: a function that
-    # refuses everything has not learnt what to refuse (what the sampling then does is SampleBlocks.blocks')
-    P, G, B, steps = 3, 8, 4, 4
-    model = RecordingDenoiser(P + G, len(BLOCK_ERRORS))
-    result = SampleBlocks.with_globals(notebook_05_helpers(), model, torch.randint(2, 21, (P,), generator=g),
-                                       G, B, steps, 1, 0, (), "even")
-    what = f"SampleBlocks(denoiser, prompt, {G}, {B}, {steps}, 1, 0)"
-    said = f": it {raised(result[1], result[2])}" if result[0] == "raised" else ""
-    expect(model.canvases, f"{what} is a valid call (two blocks of {B} positions, {steps} steps) and never "
-                           f"called the denoiser{said}: only the rules' violations are refused")
+    # ... and valid calls beside them, which must get past the rules to the denoiser: a function that
+    # refuses everything has not learnt what to refuse (what the sampling then does is SampleBlocks.blocks').
+    # Blocks of one position and one step each sit on the rules' boundary ("at least 1").
+    for P, G, B, steps in BLOCK_ALLOWED:
+        model = RecordingDenoiser(P + G, len(BLOCK_ERRORS))
+        result = SampleBlocks.with_globals(notebook_05_helpers(), model, torch.randint(2, 21, (P,), generator=g),
+                                           G, B, steps, 1, 0, (), "even")
+        what = f"SampleBlocks(denoiser, prompt, {G}, {B}, {steps}, 1, 0)"
+        said = f": it {raised(result[1], result[2])}" if result[0] == "raised" else ""
+        expect(model.canvases, f"{what} is a valid call ({G // B} blocks of {B} positions, {steps} steps) and "
+                               f"never called the denoiser{said}: only the rules' violations are refused")
 
 
 # ---------------------------------------------------------------- CommitAbove
@@ -430,6 +450,12 @@ def commit_errors():
              ("a candidate above tau is the mask", dict(candidate_ids=mask_passing), 0.5)]
 
 
+stated("CommitAbove.errors", {why: ("tensors of different shapes" if "shape" in why else
+                                    "slots that are not Boolean" if why.startswith("slots given") else
+                                    "a `tau` that is negative or not a number" if "threshold" in why else
+                                    "a committed candidate that is the mask") for why, _, _ in commit_errors()})
+
+
 @check("CommitAbove.errors")
 def commit_errors_check(CommitAbove):
     cases = commit_errors()
@@ -467,6 +493,12 @@ SIGMA_ERRORS = [("eta < 0", [0.5, 0.25, -0.1, "cap"]), ("eta < 0", [0.5, 0.25, -
                 ("t > 1: times lie in [0, 1]", [1.25, 0.5, 0.5, "cap"]),
                 ("s < 0: times lie in [0, 1]", [0.5, -0.25, 0.5, "cap"]),
                 ("the schedule 'linear' is neither 'cap' nor 'rescale'", [0.5, 0.25, 0.5, "linear"])]
+
+
+TIMES_STATED = r"unless $0 \le s \le t \le 1$ with $t > 0$"
+stated("RemaskSigma", {why: (r"for an $\eta$ outside its schedule's range" if why.startswith("eta") else
+                             "for another schedule name" if "schedule" in why else TIMES_STATED)
+                       for why, _ in SIGMA_ERRORS})
 
 
 def sigma_advice(t, s, eta, schedule):
@@ -654,7 +686,45 @@ def remask_law(RemaskStep):
                    "position, torch.multinomial on the guess's rows)")
     marginal(RemaskStep, p, family)
     undiffuse_rates(RemaskStep, p, family)
+    sure_guess_other_mask(RemaskStep)
     family.judge()
+
+
+# Another guesser and another mask: a guesser sure of one token at each position (none of them the mask
+# or token 7) and the mask 0, x_t being X_STEP with 0 and 7 swapped. A step that reads a guesser or a mask
+# of its own, not the ones handed in, reveals or remasks the wrong tokens. Exact: no statistics.
+SURE_TOKENS = [1 + (3 * i) % 6 for i in range(L_STEP)]
+OTHER_MASK_SMALL = 0
+SURE_RUNS = 60
+
+
+def sure_guess_other_mask(RemaskStep):
+    x_t = torch.where(X_STEP == MASK_SMALL, OTHER_MASK_SMALL, torch.where(X_STEP == 0, MASK_SMALL, X_STEP))
+    sure = torch.nn.functional.one_hot(torch.tensor(SURE_TOKENS), V_SMALL).float()
+    t, s, sigma = 0.5, 0.25, 0.5
+    what = f"RemaskStep({x_t.tolist()}, {t:g}, {s:g}, GuessX0, {OTHER_MASK_SMALL}, {sigma:g})"
+    masked = x_t == OTHER_MASK_SMALL
+    opened = remasked = 0
+    for result in RemaskStep.repeat([x_t, t, s, FixedGuesser(sure), OTHER_MASK_SMALL, sigma], SURE_RUNS):
+        out = stepped(result, x_t, what)
+        for i in range(L_STEP):
+            got = int(out[i])
+            if masked[i]:
+                expect(got in (OTHER_MASK_SMALL, SURE_TOKENS[i]),
+                       f"{what}: position {i} is masked (mask = {OTHER_MASK_SMALL}, the `mask` handed in) and "
+                       f"became {got}; it either stays masked or becomes a draw from GuessX0(x_t), which is "
+                       f"sure of {SURE_TOKENS[i]} there (use the GuessX0 and the mask handed in)")
+                opened += got != OTHER_MASK_SMALL
+            else:
+                expect(got in (int(x_t[i]), OTHER_MASK_SMALL),
+                       f"{what}: position {i} holds the decoded token {int(x_t[i])} and became {got}; a decoded "
+                       f"token either stays or goes back to the mask, {OTHER_MASK_SMALL} here (use the `mask` "
+                       f"handed in)")
+                remasked += got == OTHER_MASK_SMALL
+    # q = 0.75 for 6 masks and sigma = 0.5 for 6 decoded tokens, over 60 runs: none moving has
+    # probability below 1e-100 for a correct step
+    expect(opened and remasked, f"{what} never revealed a mask or never remasked a decoded token in {SURE_RUNS} "
+                                f"runs (mask = {OTHER_MASK_SMALL}): masks are the positions equal to `mask`")
 
 
 def marginal(RemaskStep, p, family):
@@ -739,13 +809,19 @@ STEP_ERRORS = [("sigma = 0.6 is above sigma_max = min(1, s / (1 - t)) = 0.5", 0.
                ("fixed given as 0/1 integers, not a Boolean tensor", 0.5, 0.25, 0.2, "long"),
                ("fixed of another shape than x_t", 0.5, 0.25, 0.2, "short")]
 STEP_ALLOWED = [("sigma = sigma_max = 0.5", 0.5, 0.25, 0.5), ("sigma = sigma_max = 0.5", 0.75, 0.125, 0.5),
-                ("sigma = 0", 0.5, 0.25, 0.0), ("s = t, alpha held (ReMDM's loop)", 0.5, 0.5, 1.0)]
+                ("sigma = 0", 0.5, 0.25, 0.0), ("s = t, alpha held (ReMDM's loop)", 0.5, 0.5, 1.0),
+                ("s = 0, the last step (sigma_max = 0)", 0.25, 0.0, 0.0)]
 # sigma_max computed the other way, (1 - alpha_s) / alpha_t against s / (1 - t): one ulp apart, either side. The
 # text allows a rounding error of 1e-9, so a step must take both (a RemaskSigma may compute either).
 STEP_ALLOWED += [(f"sigma = sigma_max computed as {form}, {sigma!r}", t, s, sigma)
                  for t, s in ((2 / 9, 1 / 9), (2 / 5, 1 / 5), (4 / 7, 3 / 7))
                  for form, sigma in (("s / (1 - t)", s / (1 - t)), ("(1 - alpha_s) / alpha_t", (1 - (1 - s)) / (1 - t)))
                  if sigma <= 1]
+
+
+stated("RemaskStep.errors", {why: (r"for a `sigma` outside $[0, \sigma_{\max}]$" if why.startswith("sigma") else
+                                   "for a `fixed` that is not a Boolean tensor of `x_t`'s shape"
+                                   if why.startswith("fixed") else TIMES_STATED) for why, *_ in STEP_ERRORS})
 
 
 @check("RemaskStep.errors")
@@ -797,6 +873,11 @@ def loop_guess(x):
     return torch.nn.functional.one_hot(torch.as_tensor(x).long() % 5, 5).float()
 
 
+def other_loop_guess(x):
+    """Another such guesser (some cases hand this one: the loop hands on the GuessX0 it was given)."""
+    return torch.nn.functional.one_hot((torch.as_tensor(x).long() + 2) % 7, 7).float()
+
+
 # (x, t, n, mask, eta, schedule or None for the default, fixed or None)
 LOOP_CASES = [(torch.tensor([3, 7, 7, 1, 7]), 0.25, 3, 7, 0.2, None, None),
               (torch.tensor([3, 7, 7, 1, 7]), 0.25, 0, 7, 0.2, None, None),
@@ -804,6 +885,11 @@ LOOP_CASES = [(torch.tensor([3, 7, 7, 1, 7]), 0.25, 3, 7, 0.2, None, None),
               (torch.tensor([2, 2, 9, 9, 9, 4, 4]), 0.4, 5, 9, 3.0, "cap",
                torch.tensor([True, True, False, False, False, True, True])),
               (torch.tensor([9, 1, 9, 1]), 0.9, 4, 9, 0.7, "rescale", torch.zeros(4, dtype=torch.bool))]
+OTHER_GUESS_CASES = (3, 4)   # the cases handed other_loop_guess
+
+
+def guess_of(case):
+    return other_loop_guess if any(case is LOOP_CASES[i] for i in OTHER_GUESS_CASES) else loop_guess
 
 
 def loop_what(case):
@@ -837,7 +923,7 @@ def loop_calls(step, sigma_of, case, what):
         expect(torch.equal(call["x"], before), f"{what}: call {c} of step was handed {call['x'].tolist()}, not "
                                                f"the canvas the call before returned, {before.tolist()}: each "
                                                f"loop step starts where the last one ended")
-        expect(torch.equal(torch.as_tensor(call["guess"]).float(), loop_guess(before)),
+        expect(torch.equal(torch.as_tensor(call["guess"]).float(), guess_of(case)(before)),
                f"{what}: call {c} of step was not handed the GuessX0 given to RemaskLoop")
         expect(call["mask"] == mask, f"{what}: call {c} of step was handed mask = {call['mask']!r}, not {mask}")
         try:
@@ -860,7 +946,7 @@ def remask_loop(RemaskLoop):
         x, t, n, mask, eta, schedule, fixed = case
         what = loop_what(case)
         step, sigma_of = LoopStep(), LoopSigma()
-        args = [step, sigma_of, x.clone(), t, n, loop_guess, mask, eta]
+        args = [step, sigma_of, x.clone(), t, n, guess_of(case), mask, eta]
         if schedule is not None or fixed is not None:
             args.append(schedule or "cap")
         if fixed is not None:
@@ -880,9 +966,13 @@ def remask_loop(RemaskLoop):
                                        f"returned ({last.tolist()})" + (": with n = 0, x itself" if n == 0 else ""))
 
 
+LOOP_ERRORS = [("n = -1 loop steps", -1), ("n = 2.5 loop steps is no whole number", 2.5), ("n = -3", -3)]
+stated("RemaskLoop.errors", {why: "an `n` that is negative or not a whole number" for why, _ in LOOP_ERRORS})
+
+
 @check("RemaskLoop.errors")
 def remask_loop_errors(RemaskLoop):
-    cases = [("n = -1 loop steps", -1), ("n = 2.5 loop steps is no whole number", 2.5), ("n = -3", -3)]
+    cases = LOOP_ERRORS
     def keep(x_t, t, s, GuessX0, mask, sigma, fixed=None):   # RemaskStep's names, for a call by keyword
         return x_t
 
@@ -922,6 +1012,7 @@ def entropy_cases(g):
 
 ENTROPY_ERRORS = [("an empty sample has no entropy", torch.tensor([], dtype=torch.long)),
                   ("token ids are integers", torch.tensor([1.0, 2.0, 2.0]))]
+stated("SampleEntropy", {"an empty sample has no entropy": "for an empty sample", "token ids are integers": "float ids"})
 
 
 @check("SampleEntropy")
@@ -990,6 +1081,7 @@ def perplexity_cases(g):
 PERPLEXITY_ERRORS = [("ids must be 1-D", torch.tensor([[1, 2, 3], [4, 5, 6]])),
                      ("one id leaves nothing to predict", torch.tensor([4])),
                      ("token ids are integers", torch.tensor([1.0, 2.0, 3.0]))]
+stated("Perplexity", {why: "ids that are not 1-D, fewer than two, or floats" for why, _ in PERPLEXITY_ERRORS})
 
 
 @check("Perplexity")

@@ -16,7 +16,8 @@ function is charged in that function's tests only (a faithful drawing of it pass
   the student's own functions run here and the drawing is compared with them (two-sample tests).
 - plot_entropy_perplexity: the samples come from the student's own network, so only properties that
   hold for any run are read, and each only where the student's SampleEntropy or Perplexity agrees with
-  the definition on probes.
+  the definition on probes; the two SampleBlocks samplers are greedy, so their samples are run again in
+  the kernel and a figure of their entropies with the prompt counted in (and not without) fails.
 
 The runs behind a drawn share are the fewest that make every drawn value a whole count (a divisor of
 the true number); tests then use the runs the task asks for (`repeats(n)` under the grader) or more,
@@ -37,7 +38,7 @@ from .. import experiments as world
 from .. import revising as ref
 from .. import stats
 from . import plots
-from .core import ALPHA, Failure, Review, check, expect
+from .core import ALPHA, Failure, Review, Student, check, expect, handle
 from .fakes import FakeDenoiser
 from .plots import numbers, printout_missing, reaches, runs_asked, statements
 
@@ -193,7 +194,7 @@ def _calls_sentence(values):
     return ", ".join(str(int(v)) for v in values)
 
 
-@check("plot_commit_order")
+@check("plot_commit_order", shares=False)   # call numbers: no complement to read
 def plot_commit_order(drawn, SampleBlocks):
     drawing = plots.Drawing.of(drawn)
     drawing.need_axes("the call that committed each of the 24 generated positions against the position")
@@ -909,7 +910,58 @@ def _agrees(student, arg_lists, reference, tolerance):
     return got, right
 
 
-@check("plot_entropy_perplexity")
+PROMPTS = ["once upon a time ,", "the dog", "lily went to the", "one day ,"]
+BLOCK_RUNS = ((8, 16), (32, 16))   # (block_length, steps) of the figure's two SampleBlocks samplers, 32 ids each
+STORY_NAMES = ("SampleBlocks", "story_model", "StoryTokens", "MASK_ID", "PAD_ID", "CONTROL_IDS")
+
+
+def prompt_counted(SampleEntropy, entropies):
+    """The task: the entropy of each sample's 32 generated ids, the prompt left out. The two SampleBlocks
+    samplers are greedy, so their 8 samples are run again here (the student's SampleBlocks on the notebook's
+    story_model, in the kernel), and the student's SampleEntropy scores each with and without its prompt: a
+    figure that shows the entropies with the prompt, and not those without, fails. Where anything of this
+    cannot run, or the samples come out otherwise (a sampler that draws at random), nothing is judged."""
+    values = SampleEntropy.notebook(STORY_NAMES)
+    if not values or any(name not in values for name in STORY_NAMES) or not all(
+            isinstance(values[name], Student) for name in STORY_NAMES[:3]):
+        return
+    prompts = []
+    for result in values["StoryTokens"].calls([[text] for text in PROMPTS]):
+        try:
+            prompts.append(torch.as_tensor(result[1]).long().reshape(-1) if _ok(result) else None)
+        except (TypeError, ValueError, RuntimeError):
+            prompts.append(None)
+    if any(p is None for p in prompts):
+        return
+    ids = [values[name] for name in STORY_NAMES[3:]]
+    runs = [(p, b, steps) for p in prompts for b, steps in BLOCK_RUNS]
+    rows = values["SampleBlocks"].calls([[handle(values["story_model"]), p, 32, b, steps, *ids] for p, b, steps in runs])
+    pairs = []
+    for (prompt, _, _), result in zip(runs, rows):
+        try:
+            row = torch.as_tensor(result[1]).long().reshape(-1) if _ok(result) else None
+        except (TypeError, ValueError, RuntimeError):
+            row = None
+        if row is not None and len(row) == len(prompt) + 32:
+            pairs += [[row[len(prompt):]], [row]]
+    if not pairs:
+        return
+    scores = [float(r[1]) if _ok(r) and isinstance(r[1], (int, float)) else math.nan
+              for r in SampleEntropy.calls(pairs)]
+    drawn = entropies[np.isfinite(entropies)]
+
+    def shown(value):
+        return np.isfinite(value) and bool((np.abs(drawn - value) <= 1e-6 * max(1.0, abs(value))).any())
+    telling = [(alone, whole) for alone, whole in zip(scores[::2], scores[1::2]) if abs(alone - whole) > 1e-6]
+    with_prompt = sum(shown(whole) for _, whole in telling)
+    without = sum(shown(alone) for alone, _ in telling)
+    expect(not (telling and with_prompt >= len(telling) / 2 and with_prompt > without),
+           f"your figure shows the entropies of the SampleBlocks samples with their prompts ({with_prompt} of "
+           f"{len(telling)} found, run again here): take the SampleEntropy of the 32 generated ids only, the prompt "
+           f"left out (row[len(prompt):]), and their Perplexity likewise")
+
+
+@check("plot_entropy_perplexity", shares=False)   # entropies, perplexities: no complement
 def plot_entropy_perplexity(drawn, SampleEntropy, Perplexity):
     drawing = plots.Drawing.of(drawn)
     axes = drawing.need_axes("the perplexity of each sample against its entropy")
@@ -944,6 +996,7 @@ def plot_entropy_perplexity(drawn, SampleEntropy, Perplexity):
         at_zero = np.abs(entropies - zero) <= 1e-6 * max(1.0, abs(zero))
         expect(at_zero.any(), f"no point of your figure is at entropy {zero:g}, where your SampleEntropy puts the "
                               f"degenerate sample the the ... the (one token repeated)")
+    prompt_counted(SampleEntropy, entropies)
     marked = (any(x.size == 1 for x, _ in points) or bool(ax.texts)
               or any(DEGENERATE_WORDS.search(t) for t in ax.legend + [s.label for s in series]))
     if not marked:

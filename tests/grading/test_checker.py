@@ -136,6 +136,19 @@ def test_a_plot_is_judged_through_the_checker(kernel, check):
     assert outcome.review or said[0][2].endswith(outcome.message)   # a review is a printed note
 
 
+@pytest.mark.slow  # draws notebook 07's figure in a kernel (tens of seconds)
+def test_a_complement_is_read_through_the_checker(kernel):
+    """The disagreement drawn where the agreement is asked goes to a person, named, with the figure read in
+    the kernel and the student's runs replayed in the checker (grading/complement.py)."""
+    from tests.mutants.plots import MUTANTS as PLOT_MUTANTS, reference_source
+    mutant = next(m for m in PLOT_MUTANTS if m.name == "disagreement_drawn_as_the_agreement")
+    source = mutant.source(reference_source(mutant.notebook, mutant.cell))
+    record, said = kernel.run(mutant.cell, source, [mutant.cell], notebook=mutant.notebook)
+    outcome = record.verdicts[mutant.cell]
+    assert outcome.review and "reads as one minus the share the task asks for" in outcome.message, outcome.message
+    assert not record.incidents
+
+
 def test_a_review_reaches_the_kernel_as_a_note_and_the_record_as_a_review(kernel):
     """Unsure is not wrong: the kernel shows a note (no error, no pass) and the checker keeps the review."""
     name = "MakeSchedule.unsure_for_this_test"

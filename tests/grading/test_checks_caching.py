@@ -25,7 +25,7 @@ pytestmark = pytest.mark.nb07
 
 CHECKS = ["BlockCausalMask.mask", "BlockCausalMask.errors", "TokensProcessed.counts", "TokensProcessed.errors",
           "SampleBlocksCached.exact", "SampleBlocksCached.errors", "SampleBlocksPrefixCache.prefix",
-          "SampleBlocksPrefixCache.dual"]
+          "SampleBlocksPrefixCache.dual", "SampleBlocksPrefixCache.errors"]
 FUNCTIONS = function_checks.functions(CHECKS)
 xdist_group = function_checks.xdist_group   # tests/conftest.py reads it: the tests share nothing
 NOTEBOOK = Path(__file__).resolve().parents[2] / "source" / "maskdiff" / "07_caching.ipynb"
@@ -436,7 +436,7 @@ def reference_run(kind, case, seed):
     """The reference sampler's run on the check's network: (its calls, (start, ids, logits) of each, the row)."""
     P, G, B, steps, mask_id, pad_id, control, rule = case
     prompt = torch.randint(2, 21, (P,), generator=torch.Generator().manual_seed(1000 + seed))
-    net = samplers.RecordingNet(samplers.random_network(seed, pad_id))
+    net = samplers.RecordingNet(samplers.random_network(seed, pad_id, samplers.tempting(case)))
     seen = []
 
     def model(x, attend=None, past=None, start=0):
@@ -463,7 +463,7 @@ def test_the_samplers_checks_follow_the_reference_and_count_its_positions(kind):
         assert sum(e.n for e in plan) == reference.TokensProcessed(P, G, B, steps, kind)
         if kind == "exact":
             prompt = torch.randint(2, 21, (P,), generator=torch.Generator().manual_seed(1000 + seed))
-            net = samplers.random_network(seed, pad_id)
+            net = samplers.random_network(seed, pad_id, samplers.tempting(case))
             uncached = reference.SampleBlocksBlockCausal(net, prompt, G, B, steps, mask_id, pad_id, control or (),
                                                          rule or "even")
             assert torch.equal(row, uncached), case

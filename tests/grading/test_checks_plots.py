@@ -11,7 +11,7 @@ from maskdiff_solutions import grading
 from maskdiff_solutions.grading.checker import argument_names
 from maskdiff_solutions.grading.core import SEED_VARIABLE
 from tests.mutants import caching as caching_mutants
-from tests.mutants.plots import MUTANTS, reference_source
+from tests.mutants.plots import COMPLEMENTS, MUTANTS, reference_source
 from tests.support import cells
 from tests.support.drawings import PLOT_CHECKS, judge, namespace, worker_group
 
@@ -56,6 +56,24 @@ def test_a_wrong_plot_fails_its_check(mutant):
         assert outcome.passed == (check not in mutant.fails), f"{check}: {outcome.message}"
         if not outcome.passed:
             assert outcome.message and "the checker could not" not in outcome.message
+        # a curve drawn as the complement of the share asked for goes to a person, named (grading/complement.py);
+        # no other wrong figure does so
+        complement = outcome.review and " minus the share the task asks for" in outcome.message
+        assert complement == (f"{mutant.cell}:{mutant.name}" in COMPLEMENTS), outcome.message
+
+
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if f"{m.cell}:{m.name}" in (
+    "plot_cache_drift:disagreement_drawn_as_the_agreement", "plot_masked_fraction:visible_share_not_masked")],
+    ids=lambda m: f"{m.cell}:{m.name}")
+def test_a_complement_of_the_share_goes_to_a_person_named(mutant):
+    """The inner loop's sample of the slow test above: the disagreement drawn where the agreement is asked, the
+    visible share where the masked one is, each named by its curve."""
+    ns = namespace(mutant.notebook, mutant.cell)
+    torch.manual_seed(0)
+    outcome = judge(mutant.cell, mutant.source(reference_source(mutant.notebook, mutant.cell)), ns)
+    assert outcome.review and not outcome.passed, outcome.message
+    assert outcome.message.startswith(("the line of the axes 'share of tokens as uncached' reads as one minus",
+                                       "the line 'average of 200 runs' reads as one minus")), outcome.message
 
 
 @pytest.mark.parametrize("check", sorted(PLOT_CHECKS))

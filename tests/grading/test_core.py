@@ -65,6 +65,16 @@ def test_with_globals_reaches_a_decorated_function_and_sends_back_what_it_filled
     assert "helper" not in namespace
 
 
+def test_a_call_that_raised_sends_back_what_it_had_done_to_its_arguments():
+    """What a refused call did first (caching_samplers.refuses_before_work): `filled` arguments come back
+    after the printout, as the call left them before it raised."""
+    namespace = {}
+    exec("def late(out, n):\n    out.append(n)\n    raise ValueError('n is wrong')\n", namespace)
+    result = core.as_student(namespace["late"]).with_globals({}, [], 3, filled=[0])
+    assert result[:3] == ["raised", "ValueError", "n is wrong"] and result[4:] == ["", {0: [3]}]
+    assert core.as_student(namespace["late"]).with_globals({}, [], 3)[4:] == [""]
+
+
 def test_run_raises_only_the_message():
     with pytest.raises(core.GradingFailure, match=r"^\[MakeSchedule\] MakeSchedule\(1\) should return"):
         grading.run("MakeSchedule", lambda T: None)

@@ -12,7 +12,7 @@ import torch
 from maskdiff_solutions import batched as reference_batched
 from maskdiff_solutions import uniform as reference_uniform
 from maskdiff_solutions.sampling import Undiffuse, UndiffuseGreedy
-from maskdiff_solutions.toy import MASK, VOCAB
+from maskdiff_solutions.toy import MASK, VOCAB, Decode, Encode
 
 # Functions a notebook-05 `sample` calls by name; the check swaps in the reference ones anyway.
 NOTEBOOK_05_HELPERS = ("blank_canvas", "candidate_distributions", "confidence_scores", "reveal_counts",
@@ -30,12 +30,19 @@ class Mutant:
 
     def load(self):
         """The mutant's function, defined in a namespace like its notebook's (earlier cells included)."""
-        namespace = {"torch": torch, "math": math, "np": np, "MASK": MASK, "vocab": list(VOCAB),
+        return Mutant.load_in(self.function, self.name, self.source)
+
+    @staticmethod
+    def load_in(function, name, source, extra=None):
+        """`function` as `source` defines it, in a namespace like its notebook's, with `extra` besides."""
+        namespace = {"torch": torch, "F": torch.nn.functional, "math": math, "np": np, "MASK": MASK,
+                     "vocab": list(VOCAB), "Encode": Encode, "Decode": Decode,
                      "Undiffuse": Undiffuse, "UndiffuseGreedy": UndiffuseGreedy,
-                     **{name: getattr(reference_batched, name) for name in NOTEBOOK_05_HELPERS},
-                     **{name: getattr(reference_uniform, name) for name in NOTEBOOK_08_WORLD}}
-        exec(compile(self.source, f"<mutant {self.function}:{self.name}>", "exec"), namespace)
-        return namespace[self.function]
+                     **{helper: getattr(reference_batched, helper) for helper in NOTEBOOK_05_HELPERS},
+                     **{helper: getattr(reference_uniform, helper) for helper in NOTEBOOK_08_WORLD},
+                     **(extra or {})}
+        exec(compile(source, f"<mutant {function}:{name}>", "exec"), namespace)
+        return namespace[function]
 
 
 def indent(line):

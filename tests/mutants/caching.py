@@ -135,6 +135,13 @@ DUAL = "return blocks * length + (steps - blocks) * b"
 EXACT = "return P + steps * b + (blocks - 1) * b"
 CACHED, CACHED_ERRORS = "SampleBlocksCached.exact", "SampleBlocksCached.errors"
 PREFIX_CACHE, DUAL_CACHE = "SampleBlocksPrefixCache.prefix", "SampleBlocksPrefixCache.dual"
+PREFIX_ERRORS = "SampleBlocksPrefixCache.errors"
+CANVAS = """    prompt = torch.as_tensor(prompt, dtype=torch.long).reshape(-1)
+    P = len(prompt)
+    x = torch.cat([prompt, torch.full((gen_length,), mask_id, dtype=torch.long)])[None]
+    control = sorted({mask_id, pad_id, *control_ids})
+"""
+WORK = CANVAS + "    past = net(x[:, :P])[1] if P > 0 else None\n"
 BLOCK_CALL = "logits = net(x[:, start:end], past=past, start=start)[0]"
 CLEAN_RUN = "present = net(x[:, start:end], past=past, start=start)[1]"
 APPENDED = """            if past is None:
@@ -175,6 +182,8 @@ MUTANTS = [
          ("if block_length < 1 or prompt_length < 0:", "if block_length < 0 or prompt_length < 0:")),
     edit("BlockCausalMask", "a negative prompt_length not refused", [MASK_ERRORS],
          ("if block_length < 1 or prompt_length < 0:", "if block_length < 1:")),
+    edit("BlockCausalMask", "a row that is all prompt refused (>= for >)", [MASK_ERRORS],
+         ("if prompt_length > length:", "if prompt_length >= length:")),
     edit.without("BlockCausalMask", "a prompt longer than the row not refused", [MASK_ERRORS],
                  "if prompt_length > length:"),
     edit.without("BlockCausalMask", "the generation's split into blocks not checked", [MASK_ERRORS],
@@ -258,6 +267,15 @@ MUTANTS = [
           'block_length = {block_length}")', 'assert gen_length % block_length == 0, "gen_length must split into blocks"')),
     edit("SampleBlocksCached", "steps checked against block_length, not the number of blocks",
          [CACHED, CACHED_ERRORS], ("if steps % blocks:", "if steps % block_length:")),
+    # issue 63's escapes, measured from outside: the rule never handed on, the work done before the checks
+    edit("SampleBlocksCached", "rule never handed on: always the even split", [CACHED],
+         ("for k in TransferCounts(block_length, steps // blocks, rule):",
+          "for k in TransferCounts(block_length, steps // blocks):")),
+    edit("SampleBlocksCached", "the canvas built and the prompt run before the rules are checked", [CACHED_ERRORS],
+         (WORK, ""), ('    if gen_length < 1 or block_length < 1 or steps < 1:\n',
+                      WORK + '    if gen_length < 1 or block_length < 1 or steps < 1:\n')),
+    edit("SampleBlocksCached", "the pad_id left out of the controls", [CACHED],
+         ("control = sorted({mask_id, pad_id, *control_ids})", "control = sorted({mask_id, *control_ids})")),
 
     # ------------------------------------------------------------ SampleBlocksPrefixCache
     edit("SampleBlocksPrefixCache", "the cache never refreshed: block 1's kept", [PREFIX_CACHE, DUAL_CACHE],
@@ -285,4 +303,19 @@ MUTANTS = [
          (PREFIX_CALL, "logits, first = net(x)[0], 0"), (DUAL_CALL, "logits, first = net(x)[0], 0")),
     edit("SampleBlocksPrefixCache", "later calls' logits placed at the row's start", [PREFIX_CACHE, DUAL_CACHE],
          ("full[:, first:first + logits.shape[1]] = logits", "full[:, :logits.shape[1]] = logits")),
+    # issue 63's escapes, measured from outside
+    edit("SampleBlocksPrefixCache", "rule never handed on: always the even split", [PREFIX_CACHE, DUAL_CACHE],
+         ("for call, k in enumerate(TransferCounts(block_length, steps // blocks, rule)):",
+          "for call, k in enumerate(TransferCounts(block_length, steps // blocks)):")),
+    edit.without("SampleBlocksPrefixCache", "no rule checks at all", [PREFIX_ERRORS],
+                 "if gen_length < 1 or block_length < 1 or steps < 1:",
+                 ('    if gen_length % block_length:\n        raise ValueError(f"gen_length = {gen_length} is not a '
+                  'multiple of block_length = {block_length}")\n', ""),
+                 ('    if steps % blocks:\n        raise ValueError(f"steps = {steps} is not a multiple of the number '
+                  'of blocks, {blocks}")\n', "")),
+    edit("SampleBlocksPrefixCache", "the canvas built before the rules are checked", [PREFIX_ERRORS],
+         (CANVAS, ""), ('    if gen_length < 1 or block_length < 1 or steps < 1:\n',
+                        CANVAS + '    if gen_length < 1 or block_length < 1 or steps < 1:\n')),
+    edit("SampleBlocksPrefixCache", "control_ids left out of the controls", [PREFIX_CACHE, DUAL_CACHE],
+         ("control = sorted({mask_id, pad_id, *control_ids})", "control = sorted({mask_id, pad_id})")),
 ]

@@ -465,6 +465,11 @@ MUTANTS += [
                ("plot_entropy_perplexity",)),
     PlotMutant(NB06, "plot_entropy_perplexity", "axes_not_named",
                (('plt.xlabel("entropy of the sample (nats)")', 'plt.xlabel("H")'),), ("plot_entropy_perplexity",)),
+    PlotMutant(NB06, "plot_entropy_perplexity", "entropy_and_perplexity_over_the_prompt_too",
+               (('CONTROL_IDS)[len(prompt):])\n    samples["one block of 32"]', 'CONTROL_IDS))\n    samples["one block of 32"]'),
+                ('CONTROL_IDS)[len(prompt):])\n    samples["remasking"]', 'CONTROL_IDS))\n    samples["remasking"]'),
+                ('RemaskStory(prompt)[len(prompt):]', 'RemaskStory(prompt)')),
+               ("plot_entropy_perplexity",)),
 ]
 
 
@@ -577,6 +582,16 @@ MUTANTS += [
     PlotMutant(NB08, "plot_few_steps", "twenty_runs_not_repeats_1000", (("runs = repeats(1000)", "runs = 20"),),
                ("plot_few_steps",)),
 ]
+
+# The wrong plots that draw exactly the complement of a share the task asks for (1 - y, or 100 - y, of one
+# curve or of two): they go to a person, named, not to a fail (grading/complement.py), and no other does.
+COMPLEMENTS = {"plot_schedule:alpha_bar_drawn_as_masked_share", "plot_masked_fraction:theory_alpha_bar_not_one_minus",
+               "plot_masked_fraction:visible_share_not_masked", "plot_impossible_fraction:fraction_of_real_sentences",
+               "plot_threshold_trade:share_of_possible_sentences", "plot_remasking:theory_of_the_real_sentences",
+               "plot_remasking:share_of_real_sentences", "plot_loop:share_of_real_sentences",
+               "plot_cache_drift:disagreement_drawn_as_the_agreement",
+               "plot_changed_share:kept_share_not_changed"}
+
 
 def reference_source(notebook, cell):
     for c in cells.notebook_cells(notebook):

@@ -129,7 +129,8 @@ def test_the_blocks_of_the_definition():
 
 VISIBLE = ["test_BlockCausalMask_mask", "test_BlockCausalMask_errors", "test_TokensProcessed_counts",
            "test_TokensProcessed_errors", "test_SampleBlocksCached_exact", "test_SampleBlocksCached_errors",
-           "test_SampleBlocksPrefixCache_prefix", "test_SampleBlocksPrefixCache_dual"]
+           "test_SampleBlocksPrefixCache_prefix", "test_SampleBlocksPrefixCache_dual",
+           "test_SampleBlocksPrefixCache_errors"]
 
 
 @pytest.mark.parametrize("grade_id", VISIBLE)
