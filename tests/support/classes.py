@@ -24,6 +24,16 @@ class Student:
     sortable: str    # how Canvas names their files: <sortable>_<id>_<attachment>_<file>
     folder: str      # their collected/ folder
 
+    @property
+    def full_name(self):
+        """As Moodle writes it: "First Last"."""
+        last, _, first = self.name.partition(", ")
+        return f"{first} {last}".strip()
+
+    @property
+    def email(self):
+        return f"{self.sortable}@uni.example"
+
 
 # The fixed class: one whose name, file names and folder are not ASCII.
 CLASS = (Student("Doe, Jane", "4242", "doejane", "jane"),
@@ -109,5 +119,27 @@ def write_roster(path, students=CLASS):
     """Canvas's gradebook export of the class, with the assignment's column."""
     lines = [f"Student,ID,SIS User ID,SIS Login ID,Section,{COLUMN}", "    Points Possible,,,,,100"]
     lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A,' for s in students]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_moodle(path, batch, participants, attachment=0):
+    """batch as Moodle's "Download all submissions" zip (a folder per student,
+    `<Full name>_<participant id>_assignsubmission_file_/<file>`); participants: {Student: participant id}
+    (Moodle numbers the participants of each assignment anew)."""
+    with zipfile.ZipFile(path, "w") as out:
+        for student, files in batch.items():
+            for name, nb in sorted(files.items()):
+                out.writestr(f"{student.full_name}_{participants[student]}_assignsubmission_file_/{name}", nb_bytes(nb))
+    return path
+
+
+def write_worksheet(path, participants, maximum, handed_in=()):
+    """Moodle's grading worksheet of one assignment (the roster a Moodle grading takes)."""
+    lines = ["Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+             "Last modified (submission),Last modified (grade),Feedback comments"]
+    lines += [f"Participant {pid},{s.full_name},{s.email},"
+              f"{'Submitted for grading' if s in handed_in else 'No submission'},,{maximum:g},Yes,,,"
+              for s, pid in participants.items()]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -17,12 +17,14 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from contextlib import closing
 from pathlib import Path
 
 from ..intake import notebooks as nbfiles
 from ..intake.folder import regular_files
 from ..records.gradebook import AUTOGRADED, NOTEBOOK, SUBMISSION
+from . import identity
 from .record import connect, file_digest, put_answers, put_result, answers as recorded_answers
 
 STAGING = ".grading-staging"
@@ -224,13 +226,14 @@ def _holds_submission(con, student, assignment):
     return con.execute(SUBMISSION.format(db="w"), (student, assignment)).fetchone() is not None
 
 
-def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None):
+def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None, who=None):
     """Commit one student's results (module docstring). rows: the Rows of the notebooks graded now
     whose result this grading decides (not those kept); extra: {notebook: dict of record columns (late,
     file, submission, inputs, graded_at)}; withheld: notebooks whose autograded marks are withheld;
     kept: Rows kept from before (their reason updated only); remake(student): make the student's
-    feedback again from the record, where a hand grade was kept (the page the scratch made lacks it).
-    Returns the number of hand grades and comments carried over."""
+    feedback again from the record, where a hand grade was kept (the page the scratch made lacks it);
+    who: (platform, keys, name, where the name came from) of the student, kept in the record
+    (course/ledger/identity.py). Returns the number of hand grades and comments carried over."""
     workspace, scratch = Path(workspace), Path(scratch)
     replaced = [row.notebook for row in rows]
     moves = stage(workspace, scratch, student, assignment, replaced, stems)
@@ -244,6 +247,8 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
             con.execute("ATTACH DATABASE ? AS w", (str(scratch_db),))
         con.execute("BEGIN IMMEDIATE")
         try:
+            if who is not None:
+                identity.put(con, student, *who, time.strftime("%Y-%m-%d %H:%M:%S"))
             if scratch_db.is_file() and _holds_submission(con, student, assignment):
                 _new_submission(con, student, assignment)
             for row in rows:

@@ -30,6 +30,11 @@ CREATE TABLE IF NOT EXISTS maskdiff_answer (
     student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, digest TEXT NOT NULL,
     PRIMARY KEY (student, notebook, cell));
 CREATE TABLE IF NOT EXISTS maskdiff_journal (student TEXT PRIMARY KEY, moves TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS maskdiff_student (
+    student TEXT PRIMARY KEY, platform TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
+    name_from TEXT NOT NULL DEFAULT '', earlier_names TEXT NOT NULL DEFAULT '[]', first_seen TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_alias (
+    platform TEXT NOT NULL, key TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (platform, key));
 """
 RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file_sha256",
                   "submission", "inputs", "graded_at")

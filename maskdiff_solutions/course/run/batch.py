@@ -43,7 +43,7 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..ledger import commit, derived, record, safekeeping
+from ..ledger import commit, derived, identity, record, safekeeping
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
@@ -118,8 +118,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
+    known = identity.known(workspace / record.DB_NAME)   # who the record knows: found again by their keys
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
-                                            any_notebooks, before_writing=set_aside)
+                                            any_notebooks, before_writing=set_aside, known=known)
     earlier = aside["earlier"]
     remember_intake(workspace, aside["intake"], intake)
     cache = warm_caches() if executor == "local" else ""  # each worker builds its own

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from ..intake import platforms
+from ..intake.identities import plain_name
 from ..ledger import commit
 from ..ledger.export import remaker
 from . import job
@@ -53,8 +54,14 @@ class Committer:
                                 "submission": submission, "inputs": self.inputs,
                                 "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
         commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows, extra,
-                      result.withheld, kept, self.remake)
+                      result.withheld, kept, self.remake, who=self.who(result.student, info, folder))
         self.done.append(result.student)
+
+    def who(self, student, info, folder):
+        """(platform, keys, name, where the name came from) of a student of this batch, for the record."""
+        if info is None:   # a plain folder: its name is who they are
+            return "collected", [student], plain_name(Path(folder).name), "files"
+        return self.intake.platform, info.keys or [info.key], info.name, info.name_from
 
 
     def absent(self, batch):
