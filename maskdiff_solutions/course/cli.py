@@ -31,8 +31,10 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
                    1: "some student's feedback could not be made (named on stderr); the grades file is written",
-                   2: STOPPED + "; with --to, also a platform file that would give 0 to a student who had "
-                                "points in an earlier grading and of whom the last found nothing (--allow-zeros)"},
+                   2: STOPPED + "; with --to, also a column whose points on the platform are not the notebook's, "
+                                "several notebooks and no --notebook, --each-notebook or --total, or a platform file "
+                                "that would give 0 to a student who had points in an earlier grading and of whom the "
+                                "last found nothing (--allow-zeros)"},
         "undo": {0: "the workspace's latest earlier grading put back (what it replaced kept beside it)",
                  2: STOPPED + ", or the workspace keeps no earlier grading"},
         "similarity": {0: "the report and the CSV written (a notebook that could not be read is left out, named "
@@ -124,11 +126,24 @@ def parser():
                         help="also write the platform's gradebook import (grades-canvas.csv or grades-moodle.csv) "
                              "and its bulk feedback (feedback-canvas/ or feedback-moodle.zip), keyed by the ids "
                              "of the export `grade` took in")
-    export.add_argument("--column", metavar="NAME",
+    export.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                        help="with --to: write this notebook's marks only, into its own assignment's column (01, or "
+                             "01_noise_for_words); repeat for more, each into its own column; default: the one "
+                             "notebook graded in the workspace")
+    export.add_argument("--each-notebook", action="store_true",
+                        help="with --to: every notebook graded in the workspace, each into its own column")
+    export.add_argument("--total", action="store_true",
+                        help="with --to: the sum of the notebooks chosen (default: all graded) into one column")
+    export.add_argument("--column", action="append", dest="columns", metavar="NAME",
                         help="with --to canvas: the assignment's column as Canvas's gradebook export names it, "
-                             "e.g. 'Masked diffusion (12345)'; checked against the roster grading took in (a "
-                             "missing or unknown one stops, naming its columns); with no roster, the course's "
-                             "assignment name, which Canvas imports as a new assignment")
+                             "e.g. 'Week 1 (12345)', or NN=NAME for a notebook's when several are written "
+                             "(default: the roster's one column that names the notebook); checked against the "
+                             "roster grading took in, names and Points Possible (a missing, unknown or wrong one "
+                             "stops); with no roster, a new assignment of the course's name")
+    export.add_argument("--roster", metavar="CSV",
+                        help="with --to: the roster to check the columns against (Canvas's gradebook export, "
+                             "Moodle's grading worksheet of the assignment); default: the one each notebook "
+                             "was graded with")
     export.add_argument("--allow-zeros", action="store_true",
                         help="with --to: write the platform file even where it gives 0 to students who had points in "
                              "an earlier grading and of whom the last grading found nothing (it stops otherwise)")
@@ -227,8 +242,9 @@ def dispatch(args):
         from .ledger.returns import before_export
         from .records.rows import print_table
         # every check that can stop it, before anything is rewritten: exit 2 leaves the workspace as it was
-        args.column, note = before_export(course, args.workspace, args.platform, args.column, args.allow_zeros)
-        if note:
+        columns, notes = before_export(course, args.workspace, args.platform, args.allow_zeros, args.notebooks,
+                                       args.each_notebook, args.total, args.columns, args.roster)
+        for note in notes:
             print(note, file=sys.stderr)
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
@@ -237,9 +253,12 @@ def dispatch(args):
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
         if args.platform:
             from .ledger.returns import put_back
-            written, blank = put_back(course, path.parent, args.platform, rows, args.column)
+            written, blank = put_back(course, path.parent, args.platform, rows, columns)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
+            for column in columns:
+                print(f"{', '.join(column.notebooks)}: {column.points:g} points"
+                      + (f", into the column {column.name!r}" if column.name else ""))
             print("\n".join(f"wrote {p}" for p in written[:3]) + (f"\n... and {len(written) - 3} more"
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0

@@ -14,7 +14,9 @@ import nbformat
 from maskdiff_solutions.course.intake import notebooks
 
 NB01, NB02 = "01_noise_for_words.ipynb", "02_undiffusing.ipynb"
-COLUMN = "Masked diffusion (777)"
+COLUMN = "Masked diffusion (777)"     # notebook 01's assignment in Canvas (named as no rule can guess)
+COLUMN02 = "Week 2: undiffusing (778)"   # notebook 02's (its title in it: export finds it unnamed)
+RELEASE = Path(__file__).resolve().parents[2] / "release" / "maskdiff"
 
 
 @dataclass(frozen=True)
@@ -115,10 +117,19 @@ def write_canvas(path, batch, attachment=1000):
     return path
 
 
-def write_roster(path, students=CLASS):
-    """Canvas's gradebook export of the class, with the assignment's column."""
-    lines = [f"Student,ID,SIS User ID,SIS Login ID,Section,{COLUMN}", "    Points Possible,,,,,100"]
-    lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A,' for s in students]
+def points(name, release=RELEASE):
+    """What a notebook of the release is worth: the points of its graded cells."""
+    return sum(float(notebooks.nbgrader(c).get("points", 0)) for c in notebooks.read(Path(release) / name).cells
+               if notebooks.nbgrader(c).get("grade"))
+
+
+def write_roster(path, students=CLASS, columns=None):
+    """Canvas's gradebook export of the class, with an assignment column per week ({column: Points
+    Possible}; default notebook 01's and 02's, each worth its notebook's points)."""
+    columns = columns or {COLUMN: points(NB01), COLUMN02: points(NB02)}
+    lines = ["Student,ID,SIS User ID,SIS Login ID,Section," + ",".join(f'"{name}"' for name in columns),
+             "    Points Possible,,,,," + ",".join(f"{value:g}" for value in columns.values())]
+    lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A' + "," * len(columns) for s in students]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -143,3 +154,4 @@ def write_worksheet(path, participants, maximum, handed_in=()):
               for s, pid in participants.items()]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+

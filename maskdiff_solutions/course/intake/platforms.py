@@ -45,6 +45,7 @@ class Intake:
     source: str
     roster: str = ""
     students: dict = field(default_factory=dict)  # id -> Student
+    rosters: dict = field(default_factory=dict)   # notebook stem -> the roster it was last graded with
     unmatched: list = field(default_factory=list)  # [export path, why]
     notes: list = field(default_factory=list)
 
@@ -158,7 +159,9 @@ class Checks:
 
 
 def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing, known):
-    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes))
+    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes),
+                    rosters={Path(name).stem: str(Path(roster_file).resolve()) for name in checks.expected}
+                    if roster_file else {})
     readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
                "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}
     entries = readers[platform](folder, intake.unmatched, intake.notes)

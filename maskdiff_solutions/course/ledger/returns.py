@@ -1,12 +1,15 @@
 """`export --to canvas|moodle`: the grades and the feedback put back where the class hands in, in the
-files each platform's own bulk import takes, keyed by the ids `grade` took in (intake.json).
+files each platform's own bulk import takes, keyed by the ids `grade` took in (intake.json), each notebook
+into its own assignment's column (course/ledger/columns.py chooses and checks them).
 
 - Canvas: grades-canvas.csv, its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, then
-  the assignment's column, under a "Points Possible" row); feedback-canvas/<Canvas user id>.html, one
-  page per student holding every notebook's feedback, to attach in SpeedGrader.
-- Moodle: grades-moodle.csv, its offline grading worksheet (Identifier "Participant N", Grade, Last
-  modified (grade), Feedback comments, ...); feedback-moodle.zip, its "Upload multiple feedback files in
-  a zip", one folder per student named `<Full name>_<participant id>_assignsubmission_file`.
+  one column per assignment written, under a "Points Possible" row); feedback-canvas/<Canvas user id>.html,
+  one page per student holding the feedback of the column's notebooks, to attach in SpeedGrader (of several
+  columns, feedback-canvas/<NN>/ for each).
+- Moodle: grades-moodle.csv, the assignment's offline grading worksheet (Identifier "Participant N", Grade,
+  Last modified (grade), Feedback comments, ...); feedback-moodle.zip, its "Upload multiple feedback files
+  in a zip", one folder per student named `<Full name>_<participant id>_assignsubmission_file` (of several
+  assignments, moodle/<NN>/ for each: Moodle takes one worksheet per assignment).
 
 A student with points still to grade by a person (written answers, drawings to review) gets no grade
 yet, never a grade that would drop when those points come: their line is left blank and named. A
@@ -15,10 +18,9 @@ nothing stops the export (`new_zeros`), unless the instructor says 0 is right (-
 
 `before_export` runs every check that can stop `export` before it writes anything (exit 2 means the
 workspace is as it was): a grading to export, and with --to, the platform that grading was taken in
-from, its ids, new zeros and Canvas's column.
+from, its ids, the columns and their points, and new zeros.
 """
 import csv
-import difflib
 import html
 import re
 import shlex
@@ -26,11 +28,11 @@ import time
 import zipfile
 from pathlib import Path
 
-from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from ..layout import plural
 from ..records import totals
 from . import record, safekeeping
+from .columns import choose
 from ..records.rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")
@@ -41,20 +43,25 @@ IDS = {"canvas": "Canvas user id: grade Canvas's submissions zip",
        "moodle": "Moodle participant id: grade Moodle's download of all submissions"}
 
 
-def before_export(course, workspace=None, platform=None, column=None, allow_zeros=False):
-    """Every check that can stop `export` (exit 2), run before it writes anything. Returns (the Canvas
-    column to write, a note for the instructor or "")."""
+def before_export(course, workspace=None, platform=None, allow_zeros=False, notebooks=(), each=False, total=False,
+                  columns=(), roster=None):
+    """Every check that can stop `export` (exit 2), run before it writes anything. Returns (the columns to
+    write, course/ledger/columns.py: none without a platform; notes for the instructor)."""
     given, workspace = workspace is not None, course.workspace(workspace)
     record.check(course, workspace)   # a record lost or at odds with the workspace stops it first
     graded_in(workspace, given)
     if not platform:
-        return column, ""
+        if notebooks or each or total or columns or roster:
+            raise ValueError("--notebook, --each-notebook, --total, --column and --roster say what `export --to "
+                             "canvas|moodle` writes: add --to")
+        return [], []
     taken_in_from(workspace, platform)
+    chosen, notes = choose(course, workspace, platform, notebooks, each, total, columns, roster)
     if not allow_zeros:   # nobody zeroed by mistake
-        refuse_new_zeros(workspace, record.derived_rows(course, workspace))
-    if platform == "canvas":   # a wrong column zeroes nobody
-        return canvas_column(workspace, column, course.assignment)
-    return column, ""
+        rows = record.derived_rows(course, workspace)
+        for column in chosen:
+            refuse_new_zeros(workspace, [row for row in rows if row.notebook in column.notebooks], column.notebooks)
+    return chosen, notes
 
 
 def graded_in(workspace, given=True):
@@ -98,62 +105,45 @@ def taken_in_from(workspace, platform):
     return intake
 
 
-def put_back(course, workspace, platform, rows, column=None):
-    """Write the platform's grade file (and its feedback) into workspace; returns (paths written,
-    [students left blank, with why])."""
+def put_back(course, workspace, platform, rows, columns):
+    """Write the platform's grade file (and its feedback) of each column (course/ledger/columns.py) into
+    workspace; returns (paths written, [students left blank, with why])."""
     workspace = Path(workspace)
     intake = taken_in_from(workspace, platform)
-    records = {record["student"]: record for record in totals.per_student(rows, intake)}
-    blank = [(sid, _pending(record)) for sid, record in sorted(records.items()) if _pending(record)]
+    blank = []
+    marks = []
+    for column in columns:
+        mine = [row for row in rows if row.notebook in column.notebooks]
+        records = {record["student"]: record for record in totals.per_student(mine, intake)}
+        left = {sid: _pending(record) for sid, record in sorted(records.items()) if _pending(record)}
+        blank += [(sid, f"{column.label}: {why}" if len(columns) > 1 else why) for sid, why in left.items()]
+        marks.append((column, records, left))
     if platform == "canvas":
-        paths = _canvas(course, workspace, intake, records, dict(blank), column or course.assignment)
-    else:
-        paths = _moodle(course, workspace, intake, records, dict(blank))
-    return paths, blank
+        return _canvas(course, workspace, intake, marks), blank
+    return [path for column, records, left in marks
+            for path in _moodle(course, workspace, intake, column, records, left, len(columns) > 1)], blank
 
 
-def new_zeros(workspace, rows):
-    """Lines for each student of whom the workspace's rows (record.derived_rows) hold nothing found
-    (every row missing) and who had points in an earlier grading kept beside it
-    (course/ledger/safekeeping.py)."""
+def new_zeros(workspace, rows, notebooks=None):
+    """Lines for each student of whom the workspace's rows (record.derived_rows, of the notebooks exported)
+    hold nothing found (every row missing) and who had points for those notebooks in an earlier grading
+    kept beside it (course/ledger/safekeeping.py)."""
     found_nothing = {row.student for row in rows} - {row.student for row in rows if row.status != "missing"}
-    before = safekeeping.earlier_points(workspace)
+    before = safekeeping.earlier_points(workspace, notebooks)
     return [f"{student} ({before[student][0]:g} of {before[student][1]:g} points in the grading kept "
             f"{before[student][2]})" for student in sorted(found_nothing)
             if student in before and before[student][0] > 0]
 
 
-def refuse_new_zeros(workspace, rows):
+def refuse_new_zeros(workspace, rows, notebooks=None):
     """Stop an export that would give 0 to students who had points, before anything is written."""
-    zeros = new_zeros(workspace, rows)
+    zeros = new_zeros(workspace, rows, notebooks)
     if zeros:
         raise ValueError(f"the platform file would give 0 to {plural(len(zeros), 'student')} of whom the last grading "
                          f"found nothing, who had points before: {', '.join(zeros[:5])}"
                          f"{f' and {len(zeros) - 5} more' if len(zeros) > 5 else ''}. If that grading took the "
                          f"wrong files, `python -m maskdiff_solutions undo --workspace {workspace}` puts the one "
                          f"before back; if 0 is right, export with --allow-zeros")
-
-
-def canvas_column(workspace, column, default):
-    """The gradebook column `export --to canvas` writes: checked against the assignment columns of the
-    roster grading took in (a mistyped or missing --column makes Canvas create a new assignment, and the
-    real one keeps its old marks). Returns (the column, a note for the instructor or "")."""
-    intake = Intake.load(workspace)
-    roster = Path(intake.roster) if intake and intake.roster else None
-    known = rosters.canvas_assignments(roster) if roster and roster.is_file() else []
-    if column is None and known:
-        raise ValueError(f"name the assignment's column in Canvas: --column {shlex.quote(known[0])} (the "
-                         f"assignment columns of the roster {roster.name}: {', '.join(known)}); without it Canvas "
-                         f"would import the grades as a new assignment")
-    if column is not None and known and column not in known:
-        close = difflib.get_close_matches(column, known, n=1, cutoff=0.4)
-        raise ValueError(f"--column {column!r} is no assignment column of the roster {roster.name}"
-                         + (f": did you mean {close[0]!r}?" if close else "") + f" (its assignment columns: "
-                         f"{', '.join(known)}); Canvas would import the grades as a new assignment")
-    if column is None:
-        return default, (f"column: {default!r}, which Canvas imports as a new assignment (no roster to check "
-                         f"against: --column names an existing one)")
-    return column, ""
 
 
 def _pending(record):
@@ -169,45 +159,64 @@ def _grade(record, blank):
     return "" if record["student"] in blank else f"{record['total']:g}"
 
 
-def _canvas(course, workspace, intake, records, blank, column):
+def _canvas(course, workspace, intake, marks):
+    """grades-canvas.csv, one column per exported column under its Points Possible, one line per student;
+    feedback-canvas/<Canvas user id>.html (one column), or feedback-canvas/<NN>/... for each of several."""
     path = workspace / "grades-canvas.csv"
-    most = max((r["out_of"] for r in records.values()), default=0.0)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CANVAS_COLUMNS + [column])
-        writer.writerow(["Points Possible", "", "", "", "", f"{most:g}"])
+        writer.writerow(CANVAS_COLUMNS + [column.name for column, _, _ in marks])
+        writer.writerow(["Points Possible", "", "", "", ""] + [f"{column.points:g}" for column, _, _ in marks])
         for sid, student in sorted(intake.students.items(), key=lambda item: item[1].name.lower()):
-            record = records.get(sid)
-            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id,
-                             student.section, _grade(record, blank) if record else ""])
-    folder = workspace / "feedback-canvas"
-    folder.mkdir(exist_ok=True)
-    pages = [_combined(workspace, course, sid, records[sid], folder / f"{student.key}.html")
-             for sid, student in intake.students.items() if sid in records]
+            if not any(sid in records for _, records, _ in marks):
+                continue
+            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id, student.section]
+                            + [_grade(records[sid], left) if sid in records else "" for _, records, left in marks])
+    pages = []
+    for column, records, _ in marks:
+        folder = workspace / "feedback-canvas" / (column.label if len(marks) > 1 else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        pages += [_combined(workspace, course, sid, records[sid], folder / f"{student.key}.html", column.notebooks)
+                  for sid, student in intake.students.items() if sid in records]
     return [path, *pages]
 
 
-def _moodle(course, workspace, intake, records, blank):
-    path = workspace / "grades-moodle.csv"
+def _moodle(course, workspace, intake, column, records, blank, several):
+    """The assignment's worksheet to upload (grades-moodle.csv) and its feedback zip (feedback-moodle.zip);
+    of several columns, each in moodle/<NN>/."""
+    folder = workspace / "moodle" / column.label if several else workspace
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "grades-moodle.csv"
     now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
+    people = column.people or {sid: student for sid, student in intake.students.items()}
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(MOODLE_COLUMNS)
-        for sid, student in sorted(intake.students.items(), key=lambda item: int(item[1].key)):
+        for sid, person in sorted(people.items(), key=lambda item: int(item[1].key)):
             record = records.get(sid)
             if record is None:
                 continue
-            writer.writerow([f"Participant {student.key}", student.name, student.email,
-                             "Submitted for grading" if student.files else "No submission",
+            missing = {part.rsplit(": ", 1)[0] for part in record["not_graded"].split("; ") if part.endswith(": missing")}
+            handed = bool(set(column.notebooks) - missing)
+            writer.writerow([f"Participant {person.key}", person.name, person.email,
+                             "Submitted for grading" if handed else "No submission",
                              _grade(record, blank), f"{record['out_of']:g}", "Yes", "", now,
                              comment(record, blank.get(sid))])
-    archive = workspace / "feedback-moodle.zip"
+    archive = folder / "feedback-moodle.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
-        for sid, student in intake.students.items():
-            folder = f"{moodle_name(student.name or sid)}_{student.key}_assignsubmission_file"
-            for page in sorted((workspace / "feedback" / sid / course.assignment).glob("*.html")):
-                out.write(page, f"{folder}/{page.stem}-feedback.html")
+        for sid, person in people.items():
+            if sid not in records:
+                continue
+            inside = f"{moodle_name(person.name or sid)}_{person.key}_assignsubmission_file"
+            for page in _pages(workspace, course, sid, column.notebooks):
+                out.write(page, f"{inside}/{page.stem}-feedback.html")
     return [path, archive]
+
+
+def _pages(workspace, course, sid, notebooks):
+    """The student's feedback pages of these notebooks."""
+    folder = workspace / "feedback" / sid / course.assignment
+    return [folder / f"{stem}.html" for stem in notebooks if (folder / f"{stem}.html").is_file()]
 
 
 def moodle_name(name):
@@ -232,14 +241,13 @@ def comment(record, pending=""):
     return "; ".join(parts)
 
 
-def _combined(workspace, course, sid, record, path):
-    """One page holding each notebook's feedback page whole (its own styles intact)."""
-    pages = sorted((workspace / "feedback" / sid / course.assignment).glob("*.html"))
+def _combined(workspace, course, sid, record, path, notebooks):
+    """One page holding each of the notebooks' feedback pages whole (their own styles intact)."""
     still = f"; still to grade: {_pending(record)}" if _pending(record) else ""
     frames = "\n".join(f'<h2>{html.escape(page.stem)}</h2>\n<iframe title="{html.escape(page.stem)}" '
                        f'style="width:100%;height:80vh;border:1px solid #ccc" '
                        f'srcdoc="{html.escape(page.read_text(encoding="utf-8", errors="replace"))}"></iframe>'
-                       for page in pages)
+                       for page in _pages(workspace, course, sid, notebooks))
     path.write_text(f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(course.assignment)}: feedback</title></head>
 <body style="font-family:sans-serif;margin:1em 2em">

@@ -131,15 +131,16 @@ def undo(workspace):
     return latest, about, replaced
 
 
-def earlier_points(workspace):
+def earlier_points(workspace, notebooks=None):
     """{student: (points, out of, when)} from the latest kept grading, not an undone one, in which
-    each student had a notebook that was found (any status but missing)."""
+    each student had a notebook that was found (any status but missing); of the notebooks named (stems),
+    or all."""
     found = {}
     for folder in reversed(_kept(workspace)):
         if folder.name.endswith("-undone") or not (folder / CSV_NAME).is_file():
             continue
         when = json.loads((folder / ABOUT).read_text())["kept"]
-        rows = read_csv(folder / CSV_NAME)
+        rows = [row for row in read_csv(folder / CSV_NAME) if notebooks is None or row.notebook in notebooks]
         for student in {row.student for row in rows if row.status != "missing"} - set(found):
             mine = [row for row in rows if row.student == student]
             found[student] = (sum(r.auto_score + r.manual_score for r in mine),

@@ -87,8 +87,10 @@ def join_once(reason, more):
 
 def remember_intake(workspace, before, now):
     """intake.json holds every student any batch took in (their names and platform ids), the newest batch's
-    word for each: a second batch never makes the first one's students nameless."""
+    word for each, and the roster each notebook was last graded with (Moodle's worksheet is its
+    assignment's own): a second batch never makes the first one's students nameless."""
     if before is None or now is None or before.platform != now.platform:
         return
-    merged = dataclasses.replace(now, students={**before.students, **now.students})
+    merged = dataclasses.replace(now, students={**before.students, **now.students},
+                                 rosters={**before.rosters, **now.rosters})
     merged.save(workspace)

@@ -109,6 +109,7 @@ def test_following_the_canvas_guide_in_a_clone_leaves_git_status_clean(course, t
         argv = shlex.split(command.replace("~/Downloads", str(downloads)))
         assert argv[:3] == ["python", "-m", "maskdiff_solutions"]
         assert cli.main(argv[3:]) == 0, command
-    written = {p.relative_to(clone / "grading" / "week1").parts[0] for p in (clone / "grading" / "week1").rglob("*")}
+    ws = clone / shlex.split(commands[0])[shlex.split(commands[0]).index("--workspace") + 1]
+    written = {p.relative_to(ws).parts[0] for p in ws.rglob("*")}
     assert {"feedback", "grades-by-notebook.csv", "grades-canvas.csv", "intake"} <= written, written
     assert git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""

@@ -54,7 +54,7 @@ def only(mapping, notebook):
 def test_grading_notebook_02_leaves_notebook_01_as_it_was(course, term, tmp_path):
     workspace, roster, _, students = term
     for n, student in enumerate(students):
-        records.hand_grade(workspace, student, N01, ANSWER01, 1 + n / 2, f"comment {n}")
+        records.hand_grade(workspace, student, N01, ANSWER01, 0.5 + n / 2, f"comment {n}")
     assert records.run(course, "export", "--workspace", workspace)[0] == 0
     before = {"gradebook": only(records.gradebook(workspace), N01), "rows": only(records.rows(workspace), N01),
               "files": only(records.files(workspace), N01)}
@@ -72,13 +72,17 @@ def test_grading_notebook_02_leaves_notebook_01_as_it_was(course, term, tmp_path
     assert records.run(course, "export", "--workspace", workspace)[0] == 0
     for n, student in enumerate(students):
         row = records.rows(workspace)[(student, N01)]
-        assert (row.auto_score, row.manual_score, row.manual_pending) == (16.0, 1 + n / 2, 0.0), row
-    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--column", COLUMN)
+        assert (row.auto_score, row.manual_score, row.manual_pending) == (16.0, 0.5 + n / 2, 0.0), row
+    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--notebook", "01",
+                                 "--column", COLUMN)
     assert status == 0, err
     got = records.canvas(workspace)
+    assert got == {s.canvas_id: 16.0 + 0.5 + n / 2 for n, s in enumerate(sorted(CLASS, key=lambda s: _sid(s, students)))}
+    # and week 2's column (found by its title in the roster) holds week 2's marks only
+    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--notebook", "02")
+    assert status == 0, err
     week2_points = sum(v or 0.0 for v in fake_grading.expected(week2_nb).values())
-    assert got == {s.canvas_id: 16.0 + 1 + n / 2 + week2_points
-                   for n, s in enumerate(sorted(CLASS, key=lambda s: _sid(s, students)))}
+    assert records.canvas(workspace) == {s.canvas_id: week2_points for s in CLASS}
 
 
 def _sid(person, students):

@@ -55,7 +55,8 @@ def test_a_student_renamed_on_canvas_stays_one_student(course, fake, tmp_path):
     assert {rows[(jane, nb[:-6])].status for nb in (NB01, NB02)} == {"graded"}
     assert by_student(ws)[jane]["name"] == "Smith, Jane"
     assert records.page(ws, jane, NB01[:-6]) not in (None, "absent")
-    status, _, err = records.run(course, "export", "--workspace", ws, "--to", "canvas", "--column", classes.COLUMN)
+    status, _, err = records.run(course, "export", "--workspace", ws, "--to", "canvas", "--each-notebook",
+                                 "--column", f"01={classes.COLUMN}")
     assert status == 0, err
     lines = canvas_rows(ws)
     assert [key for _, key in lines].count(JANE.canvas_id) == 1 and ("Smith, Jane", JANE.canvas_id) in lines
@@ -111,13 +112,13 @@ def test_moodle_numbers_each_assignment_anew_and_the_worksheet_finds_the_student
     ws = tmp_path / "ws"
     week1 = {s: 300 + n for n, s in enumerate(CLASS)}
     week2 = {s: 900 + n for n, s in enumerate((RENAMED, *CLASS[1:]))}
-    sheet1 = classes.write_worksheet(tmp_path / "sheet1.csv", week1, 100, CLASS)
+    sheet1 = classes.write_worksheet(tmp_path / "sheet1.csv", week1, classes.points(NB01), CLASS)
     zip1 = classes.write_moodle(tmp_path / "w1.zip", {s: {NB01: classes.solved(course, NB01)} for s in CLASS}, week1)
     assert records.grade(course, zip1, ws, roster=sheet1, notebooks=("01",))[0] == 0
     first = {sid for sid, _ in records.rows(ws)}
     renamed = classes.Student(RENAMED.name, "", JANE.sortable, "")   # her email stays
     week2 = {renamed if s is RENAMED else s: pid for s, pid in week2.items()}
-    sheet2 = classes.write_worksheet(tmp_path / "sheet2.csv", week2, 100, week2)
+    sheet2 = classes.write_worksheet(tmp_path / "sheet2.csv", week2, classes.points(NB02), week2)
     zip2 = classes.write_moodle(tmp_path / "w2.zip", {s: {NB02: classes.solved(course, NB02)} for s in week2}, week2)
     status, _, err = records.grade(course, zip2, ws, roster=sheet2, notebooks=("02",))
     assert status == 0, err

@@ -49,8 +49,8 @@ from maskdiff_solutions.course.intake.folder import student_id
 from maskdiff_solutions.course.intake.platforms import Intake
 from maskdiff_solutions.course.layout import Course
 from maskdiff_solutions.course.records.rows import CSV_NAME
-from tests.support import classes, fake_grading, records
-from tests.support.classes import CLASS, COLUMN
+from tests.support import classes, fake_grading, importers, records
+from tests.support.classes import CLASS, COLUMN, COLUMN02
 
 pytestmark = pytest.mark.course
 
@@ -341,17 +341,23 @@ class Term(RuleBasedStateMachine):
     @precondition(lambda self: self.rows_due and self.MODE == "canvas")
     @rule()
     def export_to_canvas(self):
-        status, _, err = self.command("export", "--workspace", self.ws, "--to", "canvas", "--column", COLUMN)
+        """Every notebook graded into its own column (notebook 02's found by its title in the roster)."""
+        status, _, err = self.command("export", "--workspace", self.ws, "--to", "canvas", "--each-notebook",
+                                      *(["--column", f"01={COLUMN}"] if any(nb == "01" for _, nb in self.rows_due) else []))
         assert status == 0, f"export --to canvas exited {status}: {err[-800:]}"
         self.fresh_rows = set(self.graded)
         self.fresh_pages = set(self.graded)
-        got = records.canvas(self.ws)
+        got, _ = importers.canvas_grades(self.ws / "grades-canvas.csv")
         for p, who in enumerate(CLASS):
-            mine = [self.graded[key].row() if due == "graded" else (0.0, 0.0, 0.0, 0.0)
-                    for key, due in self.rows_due.items() if key[0] == p]
-            pending = any(row[3] for row in mine)
-            want = None if pending else sum(row[0] + row[2] for row in mine)
-            assert got.get(who.canvas_id) == want, f"{who.name} in grades-canvas.csv: {got.get(who.canvas_id)}, the record says {want}"
+            for nb, column in (("01", COLUMN), ("02", COLUMN02)):
+                due = self.rows_due.get((p, nb))
+                if due is None:
+                    assert column not in got.get(who.canvas_id, {}), f"{column}: exported, though never graded"
+                    continue
+                row = self.graded[(p, nb)].row() if due == "graded" else (0.0, 0.0, 0.0, 0.0)
+                want = None if row[3] else row[0] + row[2]
+                assert got[who.canvas_id][column] == want, \
+                    f"{who.name} in {column}: {got[who.canvas_id][column]}, the record says {want}"
 
     @precondition(lambda self: self.rows_due)
     @rule()
