@@ -1,5 +1,5 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, undo, similarity, publish,
+console script installed with the package). Commands: release, grade, regrade, export, undo, similarity, publish,
 gradescope, check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
@@ -35,6 +35,8 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
                                 "several notebooks and no --notebook, --each-notebook or --total, or a platform file "
                                 "that would give 0 to a student who had points in an earlier grading and of whom the "
                                 "last found nothing (--allow-zeros)"},
+        "regrade": {**GRADE_EXIT, 0: "every student regraded got a row (or nothing was graded under an earlier "
+                                     "version: nothing to do)"},
         "undo": {0: "the workspace's latest earlier grading put back (what it replaced kept beside it)",
                  2: STOPPED + ", or the workspace keeps no earlier grading"},
         "similarity": {0: "the report and the CSV written (a notebook that could not be read is left out, named "
@@ -120,6 +122,15 @@ def parser():
     grade.add_argument("--prove-again", action="store_true",
                        help="grade the reference first even where canary-proof.json in the workspace says it "
                             "got full marks under the same setup (course, code, packages, sandbox, seed, user)")
+    again = commands.add_parser("regrade", parents=[common, graded], help="grade again, from the files the workspace "
+                                "holds, the notebooks graded under an earlier version of the course (or those named), "
+                                "keeping every hand grade whose answer is unchanged")
+    again.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                       help="regrade this notebook (01, or 01_noise_for_words) whatever version graded it; repeat for "
+                            "more; default: every notebook graded under an earlier version of the course")
+    for option in ("--jobs", "--notebook-jobs", "--sandbox", "--no-canary", "--prove-again", "--workspace-in-git"):
+        action = next(a for a in grade._actions if option in a.option_strings)
+        again._add_action(action)
     export = commands.add_parser("export", parents=[common, graded], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
     export.add_argument("--to", choices=("canvas", "moodle"), dest="platform",
@@ -201,6 +212,26 @@ def main(argv=None):
     return status
 
 
+def _graded(report, course):
+    """What `grade` and `regrade` print of a grading; the exit status."""
+    from .records import summary
+    from .records.rows import print_table
+    if report.canary:
+        print(report.canary)
+    for line in report.earlier:
+        print(line, file=sys.stderr)
+    print_table(report.rows, course.answers_optional)
+    print("\n" + summary.write(report, report.csv_path.parent))
+    print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
+          f"feedback: {report.feedback_dir}\n"
+          f"summary: {report.csv_path.parent / 'grading-summary.png'}")
+    crashed = sorted({row.student for row in report.rows if "grading crashed" in row.reason})
+    if crashed:
+        print(f"error: grading itself crashed for {len(crashed)} student(s) ({', '.join(crashed[:5])}): "
+              f"their rows say why; grade them again", file=sys.stderr)
+    return 1 if crashed else 0
+
+
 def dispatch(args):
     from .records.nbgrader_apps import tools_on_path
     if args.command == "check-setup":  # needs no course: it is what .ci/setup ends with
@@ -214,29 +245,24 @@ def dispatch(args):
             print(f"wrote {path.relative_to(course.root)}")
         return 0
     if args.command == "grade":
-        from .records import summary
         from .run.batch import grade
-        from .records.rows import print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
                        notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
                        roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks,
                        in_git=args.workspace_in_git, replace=args.replace)
-        if report.canary:
-            print(report.canary)
-        for line in report.earlier:
-            print(line, file=sys.stderr)
-        print_table(report.rows, course.answers_optional)
-        print("\n" + summary.write(report, report.csv_path.parent))
-        print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
-              f"feedback: {report.feedback_dir}\n"
-              f"summary: {report.csv_path.parent / 'grading-summary.png'}")
-        crashed = sorted({row.student for row in report.rows if "grading crashed" in row.reason})
-        if crashed:
-            print(f"error: grading itself crashed for {len(crashed)} student(s) ({', '.join(crashed[:5])}): "
-                  f"their rows say why; grade them again", file=sys.stderr)
-        return 1 if crashed else 0
+        return _graded(report, course)
+    if args.command == "regrade":
+        from .run.regrade import regrade
+        report = regrade(course, args.workspace, args.notebooks, jobs=args.jobs, sandbox=args.sandbox,
+                         notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
+                         in_git=args.workspace_in_git)
+        if report is None:
+            print(f"nothing to regrade: every notebook in {course.workspace(args.workspace)} was graded under the "
+                  f"course as it is now (--notebook NN grades one again all the same)")
+            return 0
+        return _graded(report, course)
     if args.command == "export":
         from .ledger.export import export
         from .ledger.returns import before_export

@@ -155,3 +155,21 @@ def write_worksheet(path, participants, maximum, handed_in=()):
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
+
+def changed_course(folder, root, name, cell, points):
+    """A copy of the course at root in folder (source/, release/, its nbgrader configuration and settings)
+    in which the cell `cell` of notebook `name` is worth `points`, in its source and its release alike
+    (a course fixed during the term, then released). Returns the copy's root."""
+    folder, root = Path(folder), Path(root)
+    for part in ("source", "release"):
+        shutil.copytree(root / part, folder / part)
+    for part in ("nbgrader_config.py", "pyproject.toml"):
+        if (root / part).is_file():
+            shutil.copyfile(root / part, folder / part)
+    for part in ("source", "release"):
+        path = folder / part / "maskdiff" / name
+        nb = notebooks.read(path)
+        (found,) = [c for c in nb.cells if notebooks.grade_id(c) == cell]
+        found.metadata["nbgrader"]["points"] = points
+        path.write_bytes(nb_bytes(nb))
+    return folder

@@ -78,10 +78,24 @@ def _chosen(course, workspace, platform, have, notebooks, each, total):
 
 
 def _points(course, workspace, stems):
-    """{stem: the points the notebook is worth} (its written answers count for nothing where optional)."""
-    with open_gradebook(Path(workspace) / record.DB_NAME) as gradebook:
-        found = {stem: notebook_points(gradebook, course.assignment, stem) for stem in stems}
-    return {stem: auto + (0.0 if course.answers_optional else manual) for stem, (auto, manual) in found.items()}
+    """{stem: the points the notebook's results are out of}: what it was worth when they were graded
+    (course/ledger/versions.py), its written answers counting for nothing where optional. Results graded
+    under different points stop the export until the notebook is regraded."""
+    rows = record.derived_rows(course, workspace)
+    out = {}
+    for stem in stems:
+        worth = {row.auto_max + (0.0 if course.answers_optional else row.manual_max) for row in rows if row.notebook == stem}
+        if len(worth) > 1:
+            raise ValueError(f"the results of notebook {stem[:2]} are out of different points ({' and '.join(f'{w:g}' for w in sorted(worth))}): "
+                             f"some were graded under an earlier version of the course; `python -m maskdiff_solutions regrade "
+                             f"--notebook {stem[:2]} --workspace {workspace}` grades them all under the course as it is now")
+        if worth:
+            out[stem] = worth.pop()
+        else:
+            with open_gradebook(Path(workspace) / record.DB_NAME) as gradebook:
+                auto, manual = notebook_points(gradebook, course.assignment, stem)
+            out[stem] = auto + (0.0 if course.answers_optional else manual)
+    return out
 
 
 def _named(course, columns, groups):

@@ -11,6 +11,7 @@ with nbgrader's part of it, stops every command with one sentence and the comman
 (`check`).
 """
 import hashlib
+import json
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -25,6 +26,7 @@ CREATE TABLE IF NOT EXISTS maskdiff_result (
     reason TEXT NOT NULL DEFAULT '', repairs TEXT NOT NULL DEFAULT '', failed_tests TEXT NOT NULL DEFAULT '',
     late INTEGER NOT NULL DEFAULT 0, file_sha256 TEXT NOT NULL DEFAULT '', submission TEXT NOT NULL DEFAULT '',
     inputs TEXT NOT NULL DEFAULT '', graded_at TEXT NOT NULL DEFAULT '',
+    version TEXT NOT NULL DEFAULT '', points TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (student, notebook));
 CREATE TABLE IF NOT EXISTS maskdiff_answer (
     student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, digest TEXT NOT NULL,
@@ -37,7 +39,8 @@ CREATE TABLE IF NOT EXISTS maskdiff_alias (
     platform TEXT NOT NULL, key TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (platform, key));
 """
 RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file_sha256",
-                  "submission", "inputs", "graded_at")
+                  "submission", "inputs", "graded_at", "version", "points")
+ADDED = {"maskdiff_result": ("version", "points")}   # columns a record made before them lacks
 NEVER_GRADED = "no grading in this workspace found this notebook of theirs"
 
 
@@ -50,6 +53,11 @@ def connect(db):
     writes rather than failing on them."""
     con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
     con.executescript(SCHEMA)
+    for table, columns in ADDED.items():
+        have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+        for column in columns:
+            if column not in have:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
     return con
 
 
@@ -79,7 +87,7 @@ def put_result(con, row, **extra):
     """Record (replace) one row's result inside the caller's transaction."""
     values = {"student": row.student, "notebook": row.notebook, "status": row.status, "reason": row.reason,
               "repairs": row.repairs, "failed_tests": row.failed_tests, "late": 0, "file_sha256": "",
-              "submission": "", "inputs": "", "graded_at": "", **extra}
+              "submission": "", "inputs": "", "graded_at": "", "version": "", "points": "", **extra}
     con.execute(f"INSERT OR REPLACE INTO maskdiff_result ({', '.join(RESULT_COLUMNS)}) VALUES "
                 f"({', '.join('?' * len(RESULT_COLUMNS))})", [values[c] for c in RESULT_COLUMNS])
 
@@ -116,9 +124,13 @@ def derived_rows(course, workspace):
             row = row_of(found) if found else Row(student, notebook, "missing", reason=NEVER_GRADED)
             late[(student, notebook)] = bool(found and found["late"])
             rows.append(row)
-    if rows:
-        rescore(db, course.assignment, rows, course.answers_optional)
-        out_of_full_points(db, course.assignment, rows, course.answers_optional)
+    if rows:   # each out of the points it was graded under (course/ledger/versions.py)
+        under = {key: json.loads(found["points"]) for key, found in stored.items() if found.get("points")}
+        rescore(db, course.assignment, rows, course.answers_optional,
+                {key: points["cells"] for key, points in under.items()})
+        out_of_full_points(db, course.assignment, rows, course.answers_optional, {key: (
+            sum(most for cell, most in points["cells"].items() if cell not in points["answers"]),
+            sum(most for cell, most in points["cells"].items() if cell in points["answers"])) for key, points in under.items()})
     for row in rows:
         row.late = "yes" if late[(row.student, row.notebook)] else ""
     return rows

@@ -31,7 +31,7 @@ from pathlib import Path
 from ..intake.platforms import Intake
 from ..layout import plural
 from ..records import totals
-from . import record, safekeeping
+from . import record, safekeeping, versions
 from .columns import choose
 from ..records.rows import CSV_NAME
 
@@ -50,13 +50,15 @@ def before_export(course, workspace=None, platform=None, allow_zeros=False, note
     given, workspace = workspace is not None, course.workspace(workspace)
     record.check(course, workspace)   # a record lost or at odds with the workspace stops it first
     graded_in(workspace, given)
+    earlier = versions.lines(course, workspace)   # notebooks graded under an earlier course: said every time
     if not platform:
         if notebooks or each or total or columns or roster:
             raise ValueError("--notebook, --each-notebook, --total, --column and --roster say what `export --to "
                              "canvas|moodle` writes: add --to")
-        return [], []
+        return [], earlier
     taken_in_from(workspace, platform)
     chosen, notes = choose(course, workspace, platform, notebooks, each, total, columns, roster)
+    notes = earlier + notes
     if not allow_zeros:   # nobody zeroed by mistake
         rows = record.derived_rows(course, workspace)
         for column in chosen:

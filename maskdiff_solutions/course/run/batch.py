@@ -43,7 +43,7 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..ledger import commit, derived, identity, record, safekeeping
+from ..ledger import commit, derived, identity, record, safekeeping, versions
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
@@ -82,7 +82,7 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
           canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False, in_git=False,
-          replace=False):
+          replace=False, regrade=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/run/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -96,7 +96,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
     so does a workspace inside a git work tree that git would not ignore (course/intake/untracked.py),
     unless in_git. A workspace's earlier results are copied aside first (course/ledger/safekeeping.py:
-    `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py)."""
+    `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py).
+    regrade: submissions are the workspace's own files (course/run/regrade.py): who each student is and
+    their late flags stay as the record holds them, and the results of others stay without a word."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
         raise FileNotFoundError(f"no submissions folder or export at {submissions}")
@@ -110,7 +112,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     workspace.mkdir(parents=True, exist_ok=True)
     held = safekeeping.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
     # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
-    aside, why = {}, f"grading {', '.join(Path(name).stem[:2] for name in selected)} from {Path(submissions).name}"
+    numbers = ', '.join(Path(name).stem[:2] for name in selected)
+    aside, why = {}, (f"regrading {numbers} under the course as it is now" if regrade else
+                      f"grading {numbers} from {Path(submissions).name}")
 
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
         record.check(course, workspace)   # a record lost or at odds with the workspace stops everything
@@ -135,7 +139,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     inputs = rerun.inputs_hash(course, selected, sandbox, limits)
     results = rerun.reusable(course, workspace, batch, selected, inputs) if only_changed else {}
     main_db = workspace / "gradebook.db"
-    committed = Committer(course, workspace, earlier, intake, inputs)
+    committed = Committer(course, workspace, earlier, intake, inputs, regrade)
     for student in record.lost_pages(course, workspace):   # a page deleted by hand: made again
         committed.remake(student)
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
@@ -171,7 +175,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                 merging += time.perf_counter() - started
                 results[student] = result
                 bar.finished(student)
-            committed.absent(set(batch))
+            if not regrade:   # a regrade's batch is every file the workspace holds of those notebooks
+                committed.absent(set(batch))
             rows = everyone(course, workspace, intake)
         except KeyboardInterrupt:
             bar.close()
@@ -190,6 +195,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     if lines and aside["kept"]:
         lines.append(f"the workspace as it was before is kept in {aside['kept']}: "
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
+    lines += versions.lines(course, workspace)   # notebooks of others graded under an earlier course
     return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
                   course.answers_optional, canary_note, lines)
 

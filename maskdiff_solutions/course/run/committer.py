@@ -2,12 +2,13 @@
 with what this grading decides for it: which earlier results stay, a crash that must not overwrite an
 earlier result, the late flag, what `--only-changed` compares next time; and Ctrl-C in one sentence."""
 import dataclasses
+import json
 import time
 from pathlib import Path
 
 from ..intake import platforms
 from ..intake.identities import plain_name
-from ..ledger import commit
+from ..ledger import commit, versions
 from ..ledger.export import remaker
 from . import job
 from .canary import STUDENT
@@ -23,9 +24,12 @@ class Committer:
     a file (course/run/earlier.py), a crash that must not overwrite an earlier result, the late flag,
     what `--only-changed` compares next time."""
 
-    def __init__(self, course, workspace, earlier, intake, inputs):
+    def __init__(self, course, workspace, earlier, intake, inputs, regrade=False):
         self.course, self.workspace, self.earlier, self.intake, self.inputs = course, workspace, earlier, intake, inputs
+        self.regrade = regrade   # the workspace's own files graded again: who they are and late flags stay
         self.stems = {Path(name).stem for name in course.notebooks()}
+        self.version = versions.of(course)   # what grades now (course/ledger/versions.py)
+        self.points = versions.points(workspace / "gradebook.db", course.assignment)
         self.remake = remaker(course, workspace)
         self.done = []
 
@@ -50,12 +54,24 @@ class Committer:
                 rows.append(row)
         info = self.intake.students.get(result.student) if self.intake else None
         submission = "" if crashed else job.submission_hash(folder)
-        extra = {row.notebook: {"late": int(bool(info and info.late and row.status != "missing")),
-                                "submission": submission, "inputs": self.inputs,
-                                "graded_at": time.strftime("%Y-%m-%d %H:%M:%S")} for row in rows}
+        extra = {row.notebook: {"late": self.late(info, row), "submission": submission, "inputs": self.inputs,
+                                "graded_at": time.strftime("%Y-%m-%d %H:%M:%S"), **self.stamp(row.notebook)}
+                 for row in rows}
         commit.commit(self.workspace, scratch, self.course.assignment, self.stems, result.student, rows, extra,
-                      result.withheld, kept, self.remake, who=self.who(result.student, info, folder))
+                      result.withheld, kept, self.remake,
+                      who=None if self.regrade else self.who(result.student, info, folder))
         self.done.append(result.student)
+
+    def late(self, info, row):
+        if self.regrade:   # as the platform marked it when it was handed in
+            earlier = self.earlier.rows.get((row.student, row.notebook))
+            return int(bool(earlier and earlier.late == "yes"))
+        return int(bool(info and info.late and row.status != "missing"))
+
+    def stamp(self, notebook):
+        """The version of what grades the notebook now, and its cells' points (course/ledger/versions.py)."""
+        return {"version": json.dumps(self.version.get(notebook, {}), sort_keys=True),
+                "points": json.dumps(self.points.get(notebook, {"cells": {}, "answers": []}), sort_keys=True)}
 
     def who(self, student, info, folder):
         """(platform, keys, name, where the name came from) of a student of this batch, for the record."""
@@ -69,7 +85,7 @@ class Committer:
         reason says so), or with --replace graded missing."""
         for student, rows, kept in self.earlier.absent(batch):
             commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
-                          rows, {}, (), kept, self.remake)
+                          rows, {row.notebook: self.stamp(row.notebook) for row in rows}, (), kept, self.remake)
 
     def interrupted(self, total, workspace):
         done = len(self.done)
