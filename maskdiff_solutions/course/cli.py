@@ -85,8 +85,9 @@ def parser():
                        help="grade the notebooks asked for even when most students handed in others of the "
                             "course, or none of the course's (grading stops otherwise, exit 4)")
     grade.add_argument("--replace", action="store_true",
-                       help="a notebook graded before that this batch has no file for is graded missing (0); "
-                            "by default its earlier result stays, and is listed")
+                       help="a student of this batch who handed in no file of a notebook graded before is graded "
+                            "missing (0) for it, and the command says how many; by default their earlier result "
+                            "stays, and is listed; students not in the batch always keep theirs")
     grade.add_argument("--workspace-in-git", action="store_true",
                        help="grade into a workspace inside a git work tree even where git would track the "
                             "students' files (grading stops otherwise, exit 2)")
@@ -279,7 +280,7 @@ def dispatch(args):
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
         if args.platform:
             from .ledger.returns import put_back
-            written, blank = put_back(course, path.parent, args.platform, rows, columns)
+            written, blank = put_back(course, path.parent, args.platform, rows, columns, args.roster)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
             for column in columns:
@@ -292,14 +293,25 @@ def dispatch(args):
         from .ledger.commit import recover
         from .ledger.export import remaker
         from .ledger.derived import rebuild
-        from .ledger.safekeeping import hold, undo
+        from .ledger.manifest import refuse_edited
+        from .ledger.safekeeping import hold, take_back
+        from .ledger.versions import lines
         workspace = course.workspace(args.workspace)
         with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
+            refuse_edited(workspace, "undo")
             recover(workspace, remaker(course, workspace))
-            put, about, replaced = undo(workspace)
+            (put, about, replaced), applied, aside = take_back(course, workspace, remaker(course, workspace))
             rebuild(course, workspace)   # the files made from the record put back, made from it again
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
               f"replaced is kept in {replaced}")
+        if applied:
+            print(f"{len(applied)} decision{'s' * (len(applied) != 1)} a person made since (hand grades, overrides, "
+                  f"comments) applied again")
+        for student, notebook, cell in sorted({(d["student"], d["notebook"], d["cell"]) for d in aside}):
+            print(f"{student} {notebook[:2]}: {cell} set aside, to grade again: the grading a person's decision "
+                  f"of it was made on was undone", file=sys.stderr)
+        for line in lines(course, workspace):
+            print(line, file=sys.stderr)
         return 0
     if args.command == "similarity":
         from .integrity.similarity_page import closing, report

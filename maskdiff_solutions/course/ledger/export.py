@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..intake.platforms import Intake
-from . import commit, derived, record, safekeeping, versions
+from . import commit, decisions, derived, record, safekeeping, versions
 from ..records.answers import make_optional
 from ..records.feedback import generate_feedback
 from ..records.gradebook import AUTOGRADED
@@ -24,6 +24,7 @@ def export(course, workspace=None):
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
     record.check(course, workspace)
     commit.recover(workspace, remaker(course, workspace))
+    record.take_in_decisions(course, workspace)   # formgrader's, since the last command
     db = workspace / record.DB_NAME
     if not record.results(db):
         raise FileNotFoundError(f"no grading in {workspace}: grade first "
@@ -50,11 +51,17 @@ def feedback(course, workspace, students):
     graded under other points than the gradebook's cells hold now reads them as they were:
     course/ledger/versions.py); returns {student: why it failed}."""
     failed, apis = {}, {}
+    aside = record.set_aside(Path(workspace) / record.DB_NAME)
     with versions.as_graded(workspace, course.assignment, set(students)) as copies:
         for student in students:
             why = make_page(course, workspace, student, copies.get(student), apis)
             if why:
                 failed[student] = why
+                continue
+            for (who, notebook), dropped in aside.items():   # a person's decisions set aside, named on the page
+                if who == student:
+                    decisions.mark_page(Path(workspace) / "feedback" / student / course.assignment / f"{notebook}.html",
+                                        dropped)
     return failed
 
 

@@ -17,6 +17,7 @@ from contextlib import closing
 from pathlib import Path
 
 from ..records.gradebook import AUTOGRADED, out_of_full_points, rescore
+from . import decisions
 from ..records.rows import CSV_NAME, Row, read_csv
 
 DB_NAME = "gradebook.db"
@@ -35,6 +36,12 @@ CREATE TABLE IF NOT EXISTS maskdiff_journal (student TEXT PRIMARY KEY, moves TEX
 CREATE TABLE IF NOT EXISTS maskdiff_student (
     student TEXT PRIMARY KEY, platform TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
     name_from TEXT NOT NULL DEFAULT '', earlier_names TEXT NOT NULL DEFAULT '[]', first_seen TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_decision (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL,
+    kind TEXT NOT NULL, value TEXT NOT NULL, judged TEXT NOT NULL DEFAULT '', who TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT 'held', why TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_derived (
+    path TEXT PRIMARY KEY, digest TEXT NOT NULL, earlier TEXT NOT NULL DEFAULT '', made TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS maskdiff_alias (
     platform TEXT NOT NULL, key TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (platform, key));
 """
@@ -131,9 +138,35 @@ def derived_rows(course, workspace):
         out_of_full_points(db, course.assignment, rows, course.answers_optional, {key: (
             sum(most for cell, most in points["cells"].items() if cell not in points["answers"]),
             sum(most for cell, most in points["cells"].items() if cell in points["answers"])) for key, points in under.items()})
+    aside = set_aside(db) if rows else {}
     for row in rows:
         row.late = "yes" if late[(row.student, row.notebook)] else ""
+        if (row.student, row.notebook) in aside:   # a person's decision set aside is named in its row
+            row.reason = "; ".join(filter(None, [row.reason, decisions.note(aside[(row.student, row.notebook)])]))
     return rows
+
+
+def set_aside(db):
+    """{(student, notebook): [decisions set aside, still to decide again]} (course/ledger/decisions.py)."""
+    with closing(connect(db)) as con:
+        return decisions.set_aside(con)
+
+
+def take_in_decisions(course, workspace):
+    """Record every decision a person made in formgrader since the last command (decisions.take_in);
+    every command that reads the record runs it first. Returns how many."""
+    db = Path(workspace) / DB_NAME
+    if not has_record(db):
+        return 0
+    with closing(connect(db)) as con:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            made = decisions.take_in(con, course.assignment)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return made
 
 
 def check(course, workspace):

@@ -24,14 +24,14 @@ import csv
 import html
 import re
 import shlex
-import time
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 from ..intake.platforms import Intake
 from ..layout import plural
 from ..records import totals
-from . import record, safekeeping, versions
+from . import manifest, record, safekeeping, versions
 from .columns import choose
 from ..records.rows import CSV_NAME
 
@@ -50,6 +50,8 @@ def before_export(course, workspace=None, platform=None, allow_zeros=False, note
     given, workspace = workspace is not None, course.workspace(workspace)
     record.check(course, workspace)   # a record lost or at odds with the workspace stops it first
     graded_in(workspace, given)
+    manifest.refuse_edited(workspace, "export")   # a grade typed into a derived file is never lost unsaid
+    record.take_in_decisions(course, workspace)   # formgrader's, since the last command
     earlier = versions.lines(course, workspace)   # notebooks graded under an earlier course: said every time
     if not platform:
         if notebooks or each or total or columns or roster:
@@ -107,7 +109,7 @@ def taken_in_from(workspace, platform):
     return intake
 
 
-def put_back(course, workspace, platform, rows, columns):
+def put_back(course, workspace, platform, rows, columns, roster=None):
     """Write the platform's grade file (and its feedback) of each column (course/ledger/columns.py) into
     workspace; returns (paths written, [students left blank, with why])."""
     workspace = Path(workspace)
@@ -121,9 +123,23 @@ def put_back(course, workspace, platform, rows, columns):
         blank += [(sid, f"{column.label}: {why}" if len(columns) > 1 else why) for sid, why in left.items()]
         marks.append((column, records, left))
     if platform == "canvas":
-        return _canvas(course, workspace, intake, marks), blank
-    return [path for column, records, left in marks
-            for path in _moodle(course, workspace, intake, column, records, left, len(columns) > 1)], blank
+        written = _canvas(course, workspace, intake, marks)
+    else:
+        changed = _changed(workspace)
+        written = [path for column, records, left in marks
+                   for path in _moodle(course, workspace, intake, column, records, left, len(columns) > 1, changed)]
+    return written, blank
+
+
+def _changed(workspace):
+    """{(student, notebook): when its result or a person's decision of it last changed} (Moodle's 'Last
+    modified (grade)', which Moodle compares with its own: a file made again from an unchanged record is
+    the same file)."""
+    with closing(record.connect(Path(workspace) / record.DB_NAME)) as con:
+        found = con.execute("SELECT student, notebook, MAX(at) FROM (SELECT student, notebook, graded_at AS at FROM "
+                            "maskdiff_result UNION ALL SELECT student, notebook, at FROM maskdiff_decision) "
+                            "GROUP BY student, notebook").fetchall()
+    return {(student, notebook): at or "" for student, notebook, at in found}
 
 
 def new_zeros(workspace, rows, notebooks=None):
@@ -164,16 +180,7 @@ def _grade(record, blank):
 def _canvas(course, workspace, intake, marks):
     """grades-canvas.csv, one column per exported column under its Points Possible, one line per student;
     feedback-canvas/<Canvas user id>.html (one column), or feedback-canvas/<NN>/... for each of several."""
-    path = workspace / "grades-canvas.csv"
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CANVAS_COLUMNS + [column.name for column, _, _ in marks])
-        writer.writerow(["Points Possible", "", "", "", ""] + [f"{column.points:g}" for column, _, _ in marks])
-        for sid, student in sorted(intake.students.items(), key=lambda item: item[1].name.lower()):
-            if not any(sid in records for _, records, _ in marks):
-                continue
-            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id, student.section]
-                            + [_grade(records[sid], left) if sid in records else "" for _, records, left in marks])
+    path = manifest.put(workspace, workspace / "grades-canvas.csv", lambda fresh: _canvas_csv(fresh, intake, marks))
     pages = []
     for column, records, _ in marks:
         folder = workspace / "feedback-canvas" / (column.label if len(marks) > 1 else "")
@@ -183,27 +190,26 @@ def _canvas(course, workspace, intake, marks):
     return [path, *pages]
 
 
-def _moodle(course, workspace, intake, column, records, blank, several):
+def _canvas_csv(path, intake, marks):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CANVAS_COLUMNS + [column.name for column, _, _ in marks])
+        writer.writerow(["Points Possible", "", "", "", ""] + [f"{column.points:g}" for column, _, _ in marks])
+        for sid, student in sorted(intake.students.items(), key=lambda item: item[1].name.lower()):
+            if not any(sid in records for _, records, _ in marks):
+                continue
+            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id, student.section]
+                            + [_grade(records[sid], left) if sid in records else "" for _, records, left in marks])
+
+
+def _moodle(course, workspace, intake, column, records, blank, several, changed):
     """The assignment's worksheet to upload (grades-moodle.csv) and its feedback zip (feedback-moodle.zip);
     of several columns, each in moodle/<NN>/."""
     folder = workspace / "moodle" / column.label if several else workspace
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "grades-moodle.csv"
-    now = time.strftime("%Y-%m-%d %H:%M:%S")  # Moodle reads it with strtotime()
     people = column.people or {sid: student for sid, student in intake.students.items()}
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(MOODLE_COLUMNS)
-        for sid, person in sorted(people.items(), key=lambda item: int(item[1].key)):
-            record = records.get(sid)
-            if record is None:
-                continue
-            missing = {part.rsplit(": ", 1)[0] for part in record["not_graded"].split("; ") if part.endswith(": missing")}
-            handed = bool(set(column.notebooks) - missing)
-            writer.writerow([f"Participant {person.key}", person.name, person.email,
-                             "Submitted for grading" if handed else "No submission",
-                             _grade(record, blank), f"{record['out_of']:g}", "Yes", "", now,
-                             comment(record, blank.get(sid))])
+    path = manifest.put(workspace, folder / "grades-moodle.csv",
+                        lambda fresh: _moodle_csv(fresh, people, column, records, blank, changed))
     archive = folder / "feedback-moodle.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
         for sid, person in people.items():
@@ -213,6 +219,25 @@ def _moodle(course, workspace, intake, column, records, blank, several):
             for page in _pages(workspace, course, sid, column.notebooks):
                 out.write(page, f"{inside}/{page.stem}-feedback.html")
     return [path, archive]
+
+
+def _moodle_csv(path, people, column, records, blank, changed):
+    """The worksheet; 'Last modified (grade)': when the record last changed the student's mark (Moodle
+    reads it with strtotime(), and takes a grade only where it is newer than its own)."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(MOODLE_COLUMNS)
+        for sid, person in sorted(people.items(), key=lambda item: int(item[1].key)):
+            record = records.get(sid)
+            if record is None:
+                continue
+            missing = {part.rsplit(": ", 1)[0] for part in record["not_graded"].split("; ") if part.endswith(": missing")}
+            handed = bool(set(column.notebooks) - missing)
+            when = max((changed.get((sid, stem), "") for stem in column.notebooks), default="")
+            writer.writerow([f"Participant {person.key}", person.name, person.email,
+                             "Submitted for grading" if handed else "No submission",
+                             _grade(record, blank), f"{record['out_of']:g}", "Yes", "", when,
+                             comment(record, blank.get(sid))])
 
 
 def _pages(workspace, course, sid, notebooks):

@@ -16,10 +16,11 @@ import json
 import os
 import shutil
 import time
+from contextlib import closing
 from pathlib import Path
 
 from ..intake.platforms import INTAKE_NAME, UNMATCHED
-from . import record
+from . import decisions, record
 from ..records.rows import CSV_NAME, read_csv
 from ..records.totals import STUDENT_CSV
 
@@ -129,6 +130,41 @@ def undo(workspace):
             _copy(latest / name, workspace / name)
     shutil.rmtree(latest)
     return latest, about, replaced
+
+
+def take_back(course, workspace, remake):
+    """`undo`: the latest grading taken back, and every decision a person made since (formgrader's hand
+    grades, overrides, comments) applied again to what that grading did not touch, or where the answer it
+    judged is the one put back; the others set aside and named (course/ledger/decisions.py). Returns
+    (undo's three values, the decisions applied, those set aside)."""
+    db = Path(workspace) / record.DB_NAME
+    record.take_in_decisions(course, workspace)
+    before = record.results(db)
+    with closing(record.connect(db)) as con:
+        made = decisions.since(con, 0)
+    put, about, replaced = undo(workspace)
+    after = record.results(db)
+    applied, aside = [], []
+    with closing(record.connect(db)) as con:
+        last = decisions.last_id(con)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for decision in made:
+                if decision["id"] <= last or decision["state"] != "held":
+                    continue
+                key = (decision["student"], decision["notebook"])
+                untouched = key in before and key in after and all(
+                    before[key][part] == after[key][part] for part in ("status", "file_sha256", "graded_at"))
+                done = decisions.apply(con, course.assignment, decision, f"the grading it was made on was undone "
+                                       f"({about['kept']}): the answer it judged is no longer the one graded", untouched)
+                (applied if done else aside).append(decision)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    for student in sorted({d["student"] for d in applied + aside}):
+        remake(student)
+    return (put, about, replaced), applied, aside
 
 
 def earlier_points(workspace, notebooks=None):

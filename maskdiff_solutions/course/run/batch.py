@@ -43,7 +43,7 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..ledger import commit, derived, identity, record, safekeeping, versions
+from ..ledger import commit, derived, identity, manifest, record, safekeeping, versions
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
@@ -119,6 +119,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
         record.check(course, workspace)   # a record lost or at odds with the workspace stops everything
         commit.recover(workspace, remaker(course, workspace))   # a grading killed mid-commit: finished
+        manifest.refuse_edited(workspace, "grade")   # a grade typed into a derived file is never lost unsaid
+        record.take_in_decisions(course, workspace)   # formgrader's since the last command, before the copy kept
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
