@@ -278,8 +278,10 @@ def dispatch(args):
         for student, why in failed.items():
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
+        from .ledger.returns import put_back, refresh
+        for line in refresh(course, path.parent):   # what earlier exports wrote, as the record is now
+            print(line, file=sys.stderr)
         if args.platform:
-            from .ledger.returns import put_back
             written, blank = put_back(course, path.parent, args.platform, rows, columns, args.roster)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
@@ -294,6 +296,7 @@ def dispatch(args):
         from .ledger.export import remaker
         from .ledger.derived import rebuild
         from .ledger.manifest import refuse_edited
+        from .ledger.returns import refresh
         from .ledger.safekeeping import hold, take_back
         from .ledger.versions import lines
         workspace = course.workspace(args.workspace)
@@ -302,6 +305,7 @@ def dispatch(args):
             recover(workspace, remaker(course, workspace))
             (put, about, replaced), applied, aside = take_back(course, workspace, remaker(course, workspace))
             rebuild(course, workspace)   # the files made from the record put back, made from it again
+            made_again = refresh(course, workspace)
         print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
               f"replaced is kept in {replaced}")
         if applied:
@@ -310,7 +314,7 @@ def dispatch(args):
         for student, notebook, cell in sorted({(d["student"], d["notebook"], d["cell"]) for d in aside}):
             print(f"{student} {notebook[:2]}: {cell} set aside, to grade again: the grading a person's decision "
                   f"of it was made on was undone", file=sys.stderr)
-        for line in lines(course, workspace):
+        for line in made_again + lines(course, workspace):
             print(line, file=sys.stderr)
         return 0
     if args.command == "similarity":

@@ -70,6 +70,8 @@ import re
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -381,6 +383,27 @@ def fake_up_to_date(course, workspace):
 
 
 # --------------------------------------------------------------------------- stopping at step k
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
+         "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
+
+
+def run_stopped(course_root, args, template, stop=None, steps=None, tmpdir=None):
+    """`python -m maskdiff_solutions ARGS` with the fake in a process of its own, stopped where `stop`
+    ("KILL@k", "INT@k") says, its steps logged to `steps` (a file); the CompletedProcess."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           TEMPLATE: str(template)}
+    env.update({name: str(value) for name, value in ((STOP, stop), (STEPS, steps), ("TMPDIR", tmpdir)) if value})
+    return subprocess.run([sys.executable, "-c", CHILD, "--course-dir", str(course_root), *map(str, args)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def steps_of(course_root, args, template, log):
+    """[(k, what)] of the steps the same command counts when nothing stops it (run once, logged to log)."""
+    run_stopped(course_root, args, template, steps=log)
+    return [(int(line.split(" ", 1)[0]), line.split(" ", 1)[1].strip()) for line in Path(log).read_text().splitlines()]
+
 
 _counted = [0]
 

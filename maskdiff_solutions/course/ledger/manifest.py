@@ -3,7 +3,10 @@ person could type a grade into (grades-by-notebook.csv, grades-by-student.csv, g
 grades-moodle.csv) are written through `put`, which records the new file's digest before it takes its
 place (the one before stays accepted, so a kill between the two is no edit). A command that would write
 them first stops where one was edited by hand (`refuse_edited`): the next export would drop that edit
-without a word, and a change of grade belongs in the record (formgrader), from which every file is made."""
+without a word, and a change of grade belongs in the record (formgrader), from which every file is made.
+An export also records what it wrote for the platform (`exported`), so that a later grading or `undo`
+can make those files again from the record (course/ledger/returns.py `refresh`)."""
+import json
 import os
 from contextlib import closing
 from pathlib import Path
@@ -48,3 +51,21 @@ def refuse_edited(workspace, command):
                          f"belongs in formgrader (the record every file is made from, docs/grading.md), then `export`; "
                          f"move the edited file out of the workspace to keep it, or delete it to have it made again; "
                          f"nothing was done")
+
+
+def exported(workspace, path, made):
+    """Record what a platform file was made of (made: a JSON-able description) beside its digest."""
+    workspace = Path(workspace)
+    with closing(connect(workspace / DB_NAME)) as con:
+        con.execute("UPDATE maskdiff_derived SET made = ? WHERE path = ?",
+                    (json.dumps(made, ensure_ascii=False), str(Path(path).relative_to(workspace))))
+
+
+def platform_files(workspace):
+    """{relative path: what it was made of} of every platform file an export wrote."""
+    workspace = Path(workspace)
+    if not has_record(workspace / DB_NAME):
+        return {}
+    with closing(connect(workspace / DB_NAME)) as con:
+        return {path: json.loads(made) for path, made in
+                con.execute("SELECT path, made FROM maskdiff_derived WHERE made != ''").fetchall()}

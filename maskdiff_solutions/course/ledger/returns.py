@@ -53,6 +53,15 @@ def before_export(course, workspace=None, platform=None, allow_zeros=False, note
     manifest.refuse_edited(workspace, "export")   # a grade typed into a derived file is never lost unsaid
     record.take_in_decisions(course, workspace)   # formgrader's, since the last command
     earlier = versions.lines(course, workspace)   # notebooks graded under an earlier course: said every time
+    stopped = safekeeping.unfinished(workspace)
+    if stopped:
+        why = (f"the last grading ({stopped['before']}, started {stopped['kept']}) was stopped before it finished "
+               f"(Ctrl-C, a kill or a crash): some students have its results, the others their earlier ones")
+        how = (f"run that `grade` again to finish it, or `python -m maskdiff_solutions undo --workspace {workspace}` "
+               f"to put back the workspace as it was before")
+        if platform:
+            raise ValueError(f"{why}, and the {platform} file would mix them: {how}; nothing was written")
+        earlier.append(f"{why}: {how}")
     if not platform:
         if notebooks or each or total or columns or roster:
             raise ValueError("--notebook, --each-notebook, --total, --column and --roster say what `export --to "
@@ -111,7 +120,8 @@ def taken_in_from(workspace, platform):
 
 def put_back(course, workspace, platform, rows, columns, roster=None):
     """Write the platform's grade file (and its feedback) of each column (course/ledger/columns.py) into
-    workspace; returns (paths written, [students left blank, with why])."""
+    workspace, and what it was made of (roster: the export's --roster), so that `refresh` can make it again;
+    returns (paths written, [students left blank, with why])."""
     workspace = Path(workspace)
     intake = taken_in_from(workspace, platform)
     blank = []
@@ -122,13 +132,60 @@ def put_back(course, workspace, platform, rows, columns, roster=None):
         left = {sid: _pending(record) for sid, record in sorted(records.items()) if _pending(record)}
         blank += [(sid, f"{column.label}: {why}" if len(columns) > 1 else why) for sid, why in left.items()]
         marks.append((column, records, left))
+    earlier = manifest.platform_files(workspace).get("grades-canvas.csv" if platform == "canvas" else "", {})
     if platform == "canvas":
         written = _canvas(course, workspace, intake, marks)
     else:
         changed = _changed(workspace)
         written = [path for column, records, left in marks
                    for path in _moodle(course, workspace, intake, column, records, left, len(columns) > 1, changed)]
+    total = len(columns) == 1 and len(columns[0].notebooks) > 1
+    manifest.exported(workspace, written[0], {
+        "platform": platform, "notebooks": [stem for column in columns for stem in column.notebooks], "total": total,
+        "columns": [column.name if total else f"{column.notebooks[0][:2]}={column.name}"
+                    for column in columns if column.name], "roster": str(roster or ""),
+        "files": [str(Path(path).relative_to(workspace)) for path in written]})
+    for name in set(earlier.get("files", [])) - {str(Path(path).relative_to(workspace)) for path in written}:
+        _remove(workspace / name)   # a page of the export before that this one does not make
     return written, blank
+
+
+def refresh(course, workspace):
+    """Every platform file an export wrote, made again from the record as it is now, as that export made it
+    (its columns chosen and checked again); where they no longer pass (a column's points, new zeros),
+    its files are removed. Returns a line for each file that changed or went (a grading, `undo` or a
+    person's grades since changed it: import it again)."""
+    workspace, lines = Path(workspace), []
+    for path, made in sorted(manifest.platform_files(workspace).items()):
+        files = [workspace / name for name in made["files"]]
+        if not (workspace / path).is_file():
+            continue   # removed by the instructor: not made again unasked
+        before = {name: record.file_digest(name) for name in files}
+        try:
+            chosen, _ = choose(course, workspace, made["platform"], made["notebooks"], False, made["total"],
+                               made["columns"], made["roster"] or None)
+            rows = record.derived_rows(course, workspace)
+            for column in chosen:
+                refuse_new_zeros(workspace, [row for row in rows if row.notebook in column.notebooks], column.notebooks)
+            put_back(course, workspace, made["platform"], rows, chosen, made["roster"] or None)
+        except (OSError, ValueError) as err:
+            for name in files:
+                _remove(name)
+            lines.append(f"{path} and its feedback removed: the record no longer makes them as exported ({err})")
+            continue
+        if any(record.file_digest(name) != digest for name, digest in before.items()):
+            lines.append(f"{path} made again from the record: its marks changed since it was exported; import it again")
+    return lines
+
+
+def _remove(path):
+    if path.is_file():
+        path.unlink()
+    for folder in (path.parent, path.parent.parent):   # feedback-canvas/<NN>/, moodle/<NN>/ left empty
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _changed(workspace):

@@ -104,6 +104,15 @@ def completed(folder):
         (Path(folder) / ABOUT).write_text(json.dumps(about))
 
 
+def unfinished(workspace):
+    """What the workspace's latest grading was (its kept copy's about.json: "before", "kept") where it
+    was stopped before it finished (Ctrl-C, a kill, a crash) and nothing finished or undid it since; else None."""
+    kept = _kept(workspace)
+    if kept and not kept[-1].name.endswith("-undone") and not _about(kept[-1]).get("completed", True):
+        return _about(kept[-1])
+    return None
+
+
 def _about(folder):
     try:
         return json.loads((Path(folder) / ABOUT).read_text())

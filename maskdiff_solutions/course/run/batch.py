@@ -43,7 +43,7 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..ledger import commit, derived, identity, manifest, record, safekeeping, versions
+from ..ledger import commit, derived, identity, manifest, record, returns, safekeeping, versions
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
@@ -180,6 +180,10 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
             if not regrade:   # a regrade's batch is every file the workspace holds of those notebooks
                 committed.absent(set(batch))
             rows = everyone(course, workspace, intake)
+        except Exception:
+            if not committed.done:   # nobody's result changed (a failed canary): the grading before stands whole
+                safekeeping.completed(aside["kept"])
+            raise
         except KeyboardInterrupt:
             bar.close()
             with ignoring_interrupts():   # what stands is made whole first: a second Ctrl-C waits for it
@@ -197,6 +201,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     if lines and aside["kept"]:
         lines.append(f"the workspace as it was before is kept in {aside['kept']}: "
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
+    lines += returns.refresh(course, workspace)   # the platform files an export wrote, as the record is now
     lines += versions.lines(course, workspace)   # notebooks of others graded under an earlier course
     return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
                   course.answers_optional, canary_note, lines)

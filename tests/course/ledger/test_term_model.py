@@ -33,8 +33,6 @@ import copy
 import csv
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -483,11 +481,8 @@ class TermInterrupted(Term):
         if self.MODE == "canvas" and not any_file:
             return
         had_results = (self.ws / CSV_NAME).is_file()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-               fake_grading.TEMPLATE: str(self.template), fake_grading.STOP: f"{how}@{at}", "TMPDIR": str(self.root)}
-        args = ["--course-dir", str(COURSE.root), *map(str, self.grade_args(path, notebooks, False))]
-        done = subprocess.run([sys.executable, "-c", CHILD, *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=120)
+        done = fake_grading.run_stopped(COURSE.root, self.grade_args(path, notebooks, False), self.template,
+                                        stop=f"{how}@{at}", tmpdir=self.root)
         if how == "INT" and done.returncode != 0:
             assert "Traceback" not in done.stderr, f"Ctrl-C printed a traceback ending {done.stderr.strip().splitlines()[-1]!r}"
         status, _, err = self.command(*self.grade_args(path, notebooks, False), grading=True)
@@ -495,9 +490,6 @@ class TermInterrupted(Term):
         self.keep_aside(had_results)
         self.graded_now(notebooks, people)
 
-
-CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
-         "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
 
 
 def term_settings(examples, steps=None, in_ci=None):
