@@ -31,6 +31,7 @@ KEPT = 5
 RESULTS = (CSV_NAME, STUDENT_CSV, "gradebook.db", INTAKE_NAME, UNMATCHED, "grading-state.json",
            "grading-summary.png", "grading-summary.txt", "submitted", "autograded", "feedback")
 ABOUT = "about.json"
+UNFINISHED = ".grading-unfinished"   # a grading has started changing the workspace and not finished
 
 
 class WorkspaceBusy(RuntimeError):
@@ -104,13 +105,23 @@ def completed(folder):
         (Path(folder) / ABOUT).write_text(json.dumps(about))
 
 
+def begin(workspace, why):
+    """A grading starts changing the workspace: until `finish`, the workspace says so (`unfinished`)."""
+    (Path(workspace) / UNFINISHED).write_text(json.dumps({"before": why, "kept": time.strftime("%Y-%m-%d %H:%M:%S")}))
+
+
+def finish(workspace):
+    """The grading `begin` announced has finished (or changed nothing): the workspace is whole again."""
+    (Path(workspace) / UNFINISHED).unlink(missing_ok=True)
+
+
 def unfinished(workspace):
-    """What the workspace's latest grading was (its kept copy's about.json: "before", "kept") where it
-    was stopped before it finished (Ctrl-C, a kill, a crash) and nothing finished or undid it since; else None."""
-    kept = _kept(workspace)
-    if kept and not kept[-1].name.endswith("-undone") and not _about(kept[-1]).get("completed", True):
-        return _about(kept[-1])
-    return None
+    """{"before": what the grading was, "kept": when it started} of a grading of the workspace stopped before
+    it finished (Ctrl-C, a kill, a crash) that nothing finished or undid since; else None."""
+    try:
+        return json.loads((Path(workspace) / UNFINISHED).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _about(folder):
@@ -133,6 +144,7 @@ def undo(workspace):
     _copy_results(workspace, replaced)
     (replaced / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"),
                                               "before": f"undo, which put back the grading kept {about['kept']}"}))
+    finish(workspace)   # what was there before that grading started: whole
     for name in RESULTS:  # exactly what was there: a file the earlier grading had not written goes
         _remove(workspace / name)
         if (latest / name).exists():

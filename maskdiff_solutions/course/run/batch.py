@@ -124,6 +124,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
         aside["kept"] = safekeeping.keep(workspace, why)
+        safekeeping.begin(workspace, why)   # until it finishes, `export --to` refuses to mix old and new
     known = identity.known(workspace / record.DB_NAME)   # who the record knows: found again by their keys
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
                                             any_notebooks, before_writing=set_aside, known=known)
@@ -183,6 +184,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         except Exception:
             if not committed.done:   # nobody's result changed (a failed canary): the grading before stands whole
                 safekeeping.completed(aside["kept"])
+                safekeeping.finish(workspace)
             raise
         except KeyboardInterrupt:
             bar.close()
@@ -193,6 +195,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         finally:
             bar.close()
     safekeeping.completed(aside["kept"])
+    safekeeping.finish(workspace)
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
     seconds = {(student, notebook): value for student in sorted(results)

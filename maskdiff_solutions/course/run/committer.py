@@ -36,7 +36,9 @@ class Committer:
     def student(self, scratch, result, folder):
         if result.student == STUDENT:
             return
-        keep = self.earlier.keeps(result.student, result.rows)
+        info = self.intake.students.get(result.student) if self.intake else None
+        handed = bool(info.files) if info else True   # a file of theirs is in this batch (--replace)
+        keep = self.earlier.keeps(result.student, result.rows, handed)
         crashed = any(row.reason.startswith("grading crashed") for row in result.rows)
         rows, kept = [], []
         for row in result.rows:
@@ -48,11 +50,10 @@ class Committer:
                 old.reason = join_once(old.reason, f"{row.reason}; the earlier result is kept: grade again")
                 kept.append(old)
             else:
-                self.earlier.note_replaced(result.student, row)
+                self.earlier.note_replaced(result.student, row, handed)
                 if row.status == "missing":
                     row.reason = join_once(row.reason, platforms.not_handed_in_reason(self.intake, row.student))
                 rows.append(row)
-        info = self.intake.students.get(result.student) if self.intake else None
         submission = "" if crashed else job.submission_hash(folder)
         extra = {row.notebook: {"late": self.late(info, row), "submission": submission, "inputs": self.inputs,
                                 "graded_at": time.strftime("%Y-%m-%d %H:%M:%S"), **self.stamp(row.notebook)}

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace as copy_row
 from pathlib import Path
 
 from ..ledger import record
-from ..records.rows import Row
 
 KEPT_REASON = "not in this batch: the earlier grading's result kept (grade with --replace to score it as missing)"
 
@@ -54,16 +53,17 @@ class Earlier:
     def had_result(self, student, notebook):
         return (student, notebook) in self.rows
 
-    def keeps(self, student, rows):
+    def keeps(self, student, rows, handed=True):
         """The notebooks (stems) of this student's new rows whose earlier result stays: found before,
-        missing now, and no --replace."""
-        if self.replace:
+        missing now, and no --replace (which is about the students who handed in something this time:
+        handed; a roster's student who handed in nothing keeps theirs)."""
+        if self.replace and handed:
             return set()
         return {row.notebook for row in rows if row.status == "missing" and self._had_work(student, row.notebook)}
 
-    def note_replaced(self, student, row):
+    def note_replaced(self, student, row, handed=True):
         """A new missing row of the batch that replaces earlier work (--replace): listed by `lines`."""
-        if self.replace and row.status == "missing" and self._had_work(student, row.notebook):
+        if self.replace and handed and row.status == "missing" and self._had_work(student, row.notebook):
             self.replaced.append(_kept(self.rows[(student, row.notebook)]))
 
     def kept_row(self, student, notebook):
