@@ -297,11 +297,12 @@ def dispatch(args):
         from .ledger.derived import rebuild
         from .ledger.manifest import refuse_edited
         from .ledger.returns import refresh
-        from .ledger.safekeeping import hold, take_back
+        from .ledger.safekeeping import hold, latest_kept, take_back
         from .ledger.versions import lines
         workspace = course.workspace(args.workspace)
         with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
             refuse_edited(workspace, "undo")
+            latest_kept(workspace)   # none: stop before anything is written
             recover(workspace, remaker(course, workspace))
             (put, about, replaced), applied, aside = take_back(course, workspace, remaker(course, workspace))
             rebuild(course, workspace)   # the files made from the record put back, made from it again

@@ -25,6 +25,7 @@ class Student:
     canvas_id: str   # Canvas's user id
     sortable: str    # how Canvas names their files: <sortable>_<id>_<attachment>_<file>
     folder: str      # their collected/ folder
+    address: str = ""   # their email, where it is not <sortable>@uni.example (it stays when they are renamed)
 
     @property
     def full_name(self):
@@ -34,7 +35,7 @@ class Student:
 
     @property
     def email(self):
-        return f"{self.sortable}@uni.example"
+        return self.address or f"{self.sortable}@uni.example"
 
 
 # The fixed class: one whose name, file names and folder are not ASCII.
@@ -108,12 +109,14 @@ def write_collected(folder, batch):
 
 
 def write_canvas(path, batch, attachment=1000):
-    """batch as Canvas's submissions zip (each file `<sortable>_<id>_<attachment>_<file>`)."""
+    """batch as Canvas's submissions zip (each file `<sortable>_<id>_<attachment>_<file>`; a notebook, or its
+    bytes)."""
     with zipfile.ZipFile(path, "w") as out:
         for student, files in batch.items():
             for name, nb in sorted(files.items()):
                 attachment += 1
-                out.writestr(f"{student.sortable}_{student.canvas_id}_{attachment}_{name}", nb_bytes(nb))
+                out.writestr(f"{student.sortable}_{student.canvas_id}_{attachment}_{name}",
+                             nb if isinstance(nb, bytes) else nb_bytes(nb))
     return path
 
 
@@ -156,20 +159,31 @@ def write_worksheet(path, participants, maximum, handed_in=()):
     return path
 
 
-def changed_course(folder, root, name, cell, points):
-    """A copy of the course at root in folder (source/, release/, its nbgrader configuration and settings)
-    in which the cell `cell` of notebook `name` is worth `points`, in its source and its release alike
-    (a course fixed during the term, then released). Returns the copy's root."""
+def course_copy(folder, root):
+    """A copy of the course at root in folder: source/, release/, its nbgrader configuration and settings
+    (what grading reads of a course). Returns the copy's root."""
     folder, root = Path(folder), Path(root)
     for part in ("source", "release"):
         shutil.copytree(root / part, folder / part)
     for part in ("nbgrader_config.py", "pyproject.toml"):
         if (root / part).is_file():
             shutil.copyfile(root / part, folder / part)
+    return folder
+
+
+def change_points(root, name, cell, points):
+    """The course at root fixed: the cell `cell` of notebook `name` worth `points`, in its source and its
+    release alike (as editing source/ and running `release` leaves them)."""
     for part in ("source", "release"):
-        path = folder / part / "maskdiff" / name
+        path = Path(root) / part / "maskdiff" / name
         nb = notebooks.read(path)
         (found,) = [c for c in nb.cells if notebooks.grade_id(c) == cell]
         found.metadata["nbgrader"]["points"] = points
         path.write_bytes(nb_bytes(nb))
-    return folder
+    return root
+
+
+def changed_course(folder, root, name, cell, points):
+    """A copy of the course at root in which the cell `cell` of notebook `name` is worth `points` (a course
+    fixed during the term, then released). Returns the copy's root."""
+    return change_points(course_copy(folder, root), name, cell, points)

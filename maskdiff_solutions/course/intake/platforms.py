@@ -45,7 +45,16 @@ class Intake:
     source: str
     roster: str = ""
     students: dict = field(default_factory=dict)  # id -> Student
-    rosters: dict = field(default_factory=dict)   # notebook stem -> the roster it was last graded with
+    rosters: dict = field(default_factory=dict)   # notebook stem -> {"file", "text"}: the roster it was last graded with
+    roster_text: str = ""                         # the latest roster as it was read (the file may be downloaded again)
+
+    def roster_of(self, stem=None):
+        """(file name, text) of the roster notebook `stem` was last graded with (Moodle's worksheet is its
+        assignment's own), or of the latest one; ("", "") where none was given."""
+        kept = self.rosters.get(stem) if stem else None
+        if isinstance(kept, dict):
+            return kept["file"], kept["text"]
+        return (self.roster, self.roster_text) if self.roster_text and not stem else ("", "")
     unmatched: list = field(default_factory=list)  # [export path, why]
     notes: list = field(default_factory=list)
 
@@ -159,8 +168,9 @@ class Checks:
 
 
 def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing, known):
-    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes),
-                    rosters={Path(name).stem: str(Path(roster_file).resolve()) for name in checks.expected}
+    text = rosters.text(roster_file) if roster_file else ""   # kept: the file may be downloaded again, replaced
+    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes), roster_text=text,
+                    rosters={Path(name).stem: {"file": Path(roster_file).name, "text": text} for name in checks.expected}
                     if roster_file else {})
     readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
                "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}

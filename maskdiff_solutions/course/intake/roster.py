@@ -56,6 +56,11 @@ def read(path):
                      f"and Full name, Gradescope's SID and Email, or a `student` column")
 
 
+def text(path):
+    """The roster's text as read (kept in intake.json, as the file may be replaced by a later download)."""
+    return "\n".join(_lines(path)) + "\n"
+
+
 def _lines(path):
     """The roster's lines, as UTF-8 or, failing that, as Excel's "CSV" on Windows writes it (cp1252)."""
     try:

@@ -9,6 +9,7 @@ week again writes what it wrote before, unless that week's record changed.
 import difflib
 import re
 import shlex
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ class Column:
     notebooks: list           # the notebook stems whose marks it holds: one, or with --total several
     points: float             # what they are worth in the course
     label: str                # the notebook's number, or "total": where its feedback goes when several are written
-    roster: str = ""          # the roster its name and points were checked against
+    roster: str = ""          # the roster its name and points were checked against (its file's name)
     people: dict = field(default_factory=dict)   # Moodle: {student id: the worksheet's Person}
 
 
@@ -48,14 +49,24 @@ def choose(course, workspace, platform, notebooks=(), each=False, total=False, c
     names = _named(course, columns, groups)
     intake = Intake.load(workspace)
     made, notes = [], []
-    for group in groups:
-        column = Column("", group, sum(points[stem] for stem in group), "total" if total else group[0][:2])
-        if platform == "canvas":
-            _canvas(column, names.get(tuple(group)), roster or (intake.roster if intake else ""), course, notes,
-                    len(groups) == 1)
-        else:
-            _moodle(column, roster, intake, workspace, len(have), notes)
-        made.append(column)
+    with tempfile.TemporaryDirectory(prefix="maskdiff-rosters-") as folder:
+        def kept(stem=None):   # a roster as grading read it (intake.json), as a file again
+            name, text = intake.roster_of(stem) if intake else ("", "")
+            if not text:
+                return ""
+            path = Path(folder) / (stem or "latest") / Path(name).name
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return str(path)
+        for group in groups:
+            column = Column("", group, sum(points[stem] for stem in group), "total" if total else group[0][:2])
+            if platform == "canvas":
+                _canvas(column, names.get(tuple(group)), roster or kept(), course, notes, len(groups) == 1)
+            else:
+                single = len(group) == 1
+                sheet = roster or (kept(group[0]) if single else "") or (kept() if len(have) < 2 else "")
+                _moodle(column, sheet, workspace, len(have), notes)
+            made.append(column)
     return made, notes
 
 
@@ -149,7 +160,7 @@ def _canvas(column, name, roster, course, notes, alone=True):
         name = course.assignment + ("" if column.label == "total" else f" {column.notebooks[0]}")
         notes.append(f"column: {name!r}, which Canvas imports as a new assignment (no roster to check against: "
                      f"--column names an existing one)")
-    column.name, column.roster = name, str(roster or "")
+    column.name, column.roster = name, roster.name if roster else ""
     possible = known.get(name)
     if possible is None:
         if known:
@@ -173,12 +184,10 @@ def _matching(column, names):
     return found[0] if len(found) == 1 else None
 
 
-def _moodle(column, roster, intake, workspace, notebooks_graded, notes):
+def _moodle(column, sheet, workspace, notebooks_graded, notes):
     """The worksheet of the column's assignment (Moodle numbers each assignment's participants anew): its
     participants matched to the students, its Maximum Grade checked against the notebook's points."""
     which = "+".join(stem[:2] for stem in column.notebooks)
-    recorded = intake.rosters.get(column.notebooks[0]) if intake and len(column.notebooks) == 1 else None
-    sheet = roster or recorded or (intake.roster if intake and notebooks_graded < 2 else "")
     if not sheet:
         if notebooks_graded < 2:
             return   # one assignment in the workspace: the intake's participant ids are its own
@@ -188,7 +197,7 @@ def _moodle(column, roster, intake, workspace, notebooks_graded, notes):
     if not sheet.is_file():
         raise ValueError(f"the grading worksheet of notebook {which}, {sheet}, is gone: download the assignment's "
                          f"grading worksheet again and give it with --roster")
-    column.roster = str(sheet)
+    column.roster = sheet.name
     maximum = rosters.moodle_maximum(sheet)
     if maximum is None:
         notes.append(f"{sheet.name} states no one Maximum Grade, so notebook {which}'s {column.points:g} points could "

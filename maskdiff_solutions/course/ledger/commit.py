@@ -287,7 +287,8 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
             for row in kept:
                 con.execute("UPDATE maskdiff_result SET reason = ? WHERE student = ? AND notebook = ?",
                             (row.reason, student, row.notebook))
-            remade = bool(kept_grades or any(dropped.values()))   # the scratch's page lacks them
+            aside = {notebook for who, notebook in decisions.set_aside(con) if who == student}
+            remade = bool(kept_grades or any(dropped.values()) or aside & set(replaced))   # the scratch's page lacks them
             con.execute("INSERT OR REPLACE INTO maskdiff_journal VALUES (?, ?)",
                         (student, json.dumps({"moves": moves, "remake": remade})))
             con.execute("COMMIT")
@@ -304,3 +305,14 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
     except OSError:
         pass
     return kept_grades
+
+
+def restamp(workspace, keys, stamps):
+    """Record that these (student, notebook) results stand under another version of the course ({notebook:
+    {"version", "points"}}): a regrade's results that had no file to grade again, out of its points now."""
+    with closing(connect(Path(workspace) / "gradebook.db")) as con:
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany("UPDATE maskdiff_result SET version = ?, points = ? WHERE student = ? AND notebook = ?",
+                        [(stamps[notebook]["version"], stamps[notebook]["points"], student, notebook)
+                         for student, notebook in keys])
+        con.execute("COMMIT")

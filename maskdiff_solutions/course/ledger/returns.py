@@ -1,6 +1,8 @@
 """`export --to canvas|moodle`: the grades and the feedback put back where the class hands in, in the
-files each platform's own bulk import takes, keyed by the ids `grade` took in (intake.json), each notebook
-into its own assignment's column (course/ledger/columns.py chooses and checks them).
+files each platform's own bulk import takes (course/ledger/platform_files.py writes them), keyed by the ids
+`grade` took in (intake.json), each notebook into its own assignment's column (course/ledger/columns.py
+chooses and checks them); every platform file an export wrote made again from the record after a change
+(`refresh`).
 
 - Canvas: grades-canvas.csv, its gradebook import (Student, ID, SIS User ID, SIS Login ID, Section, then
   one column per assignment written, under a "Points Possible" row); feedback-canvas/<Canvas user id>.html,
@@ -20,25 +22,19 @@ nothing stops the export (`new_zeros`), unless the instructor says 0 is right (-
 workspace is as it was): a grading to export, and with --to, the platform that grading was taken in
 from, its ids, the columns and their points, and new zeros.
 """
-import csv
-import html
 import re
 import shlex
-import zipfile
-from contextlib import closing
 from pathlib import Path
 
+from ..intake import roster as rosters
 from ..intake.platforms import Intake
 from ..layout import plural
 from ..records import totals
-from . import manifest, record, safekeeping, versions
+from . import manifest, platform_files, record, safekeeping, versions
 from .columns import choose
 from ..records.rows import CSV_NAME
 
 PLATFORMS = ("canvas", "moodle")
-MOODLE_COLUMNS = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
-                  "Grade can be changed", "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
-CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 IDS = {"canvas": "Canvas user id: grade Canvas's submissions zip",
        "moodle": "Moodle participant id: grade Moodle's download of all submissions"}
 
@@ -129,16 +125,17 @@ def put_back(course, workspace, platform, rows, columns, roster=None):
     for column in columns:
         mine = [row for row in rows if row.notebook in column.notebooks]
         records = {record["student"]: record for record in totals.per_student(mine, intake)}
-        left = {sid: _pending(record) for sid, record in sorted(records.items()) if _pending(record)}
+        left = {sid: platform_files.still_to_grade(record) for sid, record in sorted(records.items()) if platform_files.still_to_grade(record)}
         blank += [(sid, f"{column.label}: {why}" if len(columns) > 1 else why) for sid, why in left.items()]
         marks.append((column, records, left))
     earlier = manifest.platform_files(workspace).get("grades-canvas.csv" if platform == "canvas" else "", {})
     if platform == "canvas":
-        written = _canvas(course, workspace, intake, marks)
+        written = platform_files.canvas(course, workspace, intake, marks)
     else:
-        changed = _changed(workspace)
+        changed = platform_files.last_changed(workspace)
         written = [path for column, records, left in marks
-                   for path in _moodle(course, workspace, intake, column, records, left, len(columns) > 1, changed)]
+                   for path in platform_files.moodle(course, workspace, intake, column, records, left, len(columns) > 1,
+                                                      changed)]
     total = len(columns) == 1 and len(columns[0].notebooks) > 1
     manifest.exported(workspace, written[0], {
         "platform": platform, "notebooks": [stem for column in columns for stem in column.notebooks], "total": total,
@@ -147,7 +144,18 @@ def put_back(course, workspace, platform, rows, columns, roster=None):
         "files": [str(Path(path).relative_to(workspace)) for path in written]})
     for name in set(earlier.get("files", [])) - {str(Path(path).relative_to(workspace)) for path in written}:
         _remove(workspace / name)   # a page of the export before that this one does not make
+    if roster:   # a roster downloaded again (new points): what the next export of these notebooks checks against
+        _remember(workspace, intake, roster, [stem for column in columns for stem in column.notebooks], platform)
     return written, blank
+
+
+def _remember(workspace, intake, roster, stems, platform):
+    text = rosters.text(roster)
+    kept = {"file": Path(roster).name, "text": text}
+    if platform == "canvas":
+        intake.roster, intake.roster_text = str(roster), text
+    intake.rosters.update({stem: kept for stem in stems} if platform == "moodle" and len(stems) == 1 else {})
+    intake.save(workspace)
 
 
 def refresh(course, workspace):
@@ -188,17 +196,6 @@ def _remove(path):
             pass
 
 
-def _changed(workspace):
-    """{(student, notebook): when its result or a person's decision of it last changed} (Moodle's 'Last
-    modified (grade)', which Moodle compares with its own: a file made again from an unchanged record is
-    the same file)."""
-    with closing(record.connect(Path(workspace) / record.DB_NAME)) as con:
-        found = con.execute("SELECT student, notebook, MAX(at) FROM (SELECT student, notebook, graded_at AS at FROM "
-                            "maskdiff_result UNION ALL SELECT student, notebook, at FROM maskdiff_decision) "
-                            "GROUP BY student, notebook").fetchall()
-    return {(student, notebook): at or "" for student, notebook, at in found}
-
-
 def new_zeros(workspace, rows, notebooks=None):
     """Lines for each student of whom the workspace's rows (record.derived_rows, of the notebooks exported)
     hold nothing found (every row missing) and who had points for those notebooks in an earlier grading
@@ -219,124 +216,3 @@ def refuse_new_zeros(workspace, rows, notebooks=None):
                          f"{f' and {len(zeros) - 5} more' if len(zeros) > 5 else ''}. If that grading took the "
                          f"wrong files, `python -m maskdiff_solutions undo --workspace {workspace}` puts the one "
                          f"before back; if 0 is right, export with --allow-zeros")
-
-
-def _pending(record):
-    parts = []
-    if record["to_grade"]:
-        parts.append(f"{record['to_grade']:g} points of written answers to grade")
-    if record["drawings_to_review"]:
-        parts.append(f"{record['drawings_to_review']} drawings to review")
-    return " and ".join(parts)
-
-
-def _grade(record, blank):
-    return "" if record["student"] in blank else f"{record['total']:g}"
-
-
-def _canvas(course, workspace, intake, marks):
-    """grades-canvas.csv, one column per exported column under its Points Possible, one line per student;
-    feedback-canvas/<Canvas user id>.html (one column), or feedback-canvas/<NN>/... for each of several."""
-    path = manifest.put(workspace, workspace / "grades-canvas.csv", lambda fresh: _canvas_csv(fresh, intake, marks))
-    pages = []
-    for column, records, _ in marks:
-        folder = workspace / "feedback-canvas" / (column.label if len(marks) > 1 else "")
-        folder.mkdir(parents=True, exist_ok=True)
-        pages += [_combined(workspace, course, sid, records[sid], folder / f"{student.key}.html", column.notebooks)
-                  for sid, student in intake.students.items() if sid in records]
-    return [path, *pages]
-
-
-def _canvas_csv(path, intake, marks):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CANVAS_COLUMNS + [column.name for column, _, _ in marks])
-        writer.writerow(["Points Possible", "", "", "", ""] + [f"{column.points:g}" for column, _, _ in marks])
-        for sid, student in sorted(intake.students.items(), key=lambda item: item[1].name.lower()):
-            if not any(sid in records for _, records, _ in marks):
-                continue
-            writer.writerow([student.name, student.key, student.sis_user_id, student.sis_login_id, student.section]
-                            + [_grade(records[sid], left) if sid in records else "" for _, records, left in marks])
-
-
-def _moodle(course, workspace, intake, column, records, blank, several, changed):
-    """The assignment's worksheet to upload (grades-moodle.csv) and its feedback zip (feedback-moodle.zip);
-    of several columns, each in moodle/<NN>/."""
-    folder = workspace / "moodle" / column.label if several else workspace
-    folder.mkdir(parents=True, exist_ok=True)
-    people = column.people or {sid: student for sid, student in intake.students.items()}
-    path = manifest.put(workspace, folder / "grades-moodle.csv",
-                        lambda fresh: _moodle_csv(fresh, people, column, records, blank, changed))
-    archive = folder / "feedback-moodle.zip"
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
-        for sid, person in people.items():
-            if sid not in records:
-                continue
-            inside = f"{moodle_name(person.name or sid)}_{person.key}_assignsubmission_file"
-            for page in _pages(workspace, course, sid, column.notebooks):
-                out.write(page, f"{inside}/{page.stem}-feedback.html")
-    return [path, archive]
-
-
-def _moodle_csv(path, people, column, records, blank, changed):
-    """The worksheet; 'Last modified (grade)': when the record last changed the student's mark (Moodle
-    reads it with strtotime(), and takes a grade only where it is newer than its own)."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(MOODLE_COLUMNS)
-        for sid, person in sorted(people.items(), key=lambda item: int(item[1].key)):
-            record = records.get(sid)
-            if record is None:
-                continue
-            missing = {part.rsplit(": ", 1)[0] for part in record["not_graded"].split("; ") if part.endswith(": missing")}
-            handed = bool(set(column.notebooks) - missing)
-            when = max((changed.get((sid, stem), "") for stem in column.notebooks), default="")
-            writer.writerow([f"Participant {person.key}", person.name, person.email,
-                             "Submitted for grading" if handed else "No submission",
-                             _grade(record, blank), f"{record['out_of']:g}", "Yes", "", when,
-                             comment(record, blank.get(sid))])
-
-
-def _pages(workspace, course, sid, notebooks):
-    """The student's feedback pages of these notebooks."""
-    folder = workspace / "feedback" / sid / course.assignment
-    return [folder / f"{stem}.html" for stem in notebooks if (folder / f"{stem}.html").is_file()]
-
-
-def moodle_name(name):
-    """Moodle splits the folder name at '_' to find the participant id: none may be in the name."""
-    return re.sub(r"[_/\\]+", " ", name).strip() or "student"
-
-
-def headline(record, pending=""):
-    """The total as a student must read it: 'so far' while a person has points still to award."""
-    if pending or _pending(record):
-        return f"{record['total']:g} points so far, out of {record['out_of']:g}"
-    return f"{record['total']:g} out of {record['out_of']:g} points"
-
-
-def comment(record, pending=""):
-    """The feedback comment: the total, each notebook, and what is not graded yet."""
-    parts = [headline(record, pending)]
-    if record["not_graded"]:
-        parts.append(f"not graded: {record['not_graded']} (see the feedback files)")
-    if pending:
-        parts.append(f"still to grade: {pending}")
-    return "; ".join(parts)
-
-
-def _combined(workspace, course, sid, record, path, notebooks):
-    """One page holding each of the notebooks' feedback pages whole (their own styles intact)."""
-    still = f"; still to grade: {_pending(record)}" if _pending(record) else ""
-    frames = "\n".join(f'<h2>{html.escape(page.stem)}</h2>\n<iframe title="{html.escape(page.stem)}" '
-                       f'style="width:100%;height:80vh;border:1px solid #ccc" '
-                       f'srcdoc="{html.escape(page.read_text(encoding="utf-8", errors="replace"))}"></iframe>'
-                       for page in _pages(workspace, course, sid, notebooks))
-    path.write_text(f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(course.assignment)}: feedback</title></head>
-<body style="font-family:sans-serif;margin:1em 2em">
-<h1>{html.escape(course.assignment)}: {html.escape(headline(record))}{html.escape(still)}</h1>
-{frames}
-</body></html>
-""", encoding="utf-8")
-    return path

@@ -135,10 +135,7 @@ def undo(workspace):
     """Put the latest kept grading back (what it replaces is kept as `<when>-undone`); returns
     (the folder put back, what it was kept before, the folder now holding what was replaced)."""
     workspace = Path(workspace)
-    candidates = [folder for folder in _kept(workspace) if not folder.name.endswith("-undone")]
-    if not candidates:
-        raise FileNotFoundError(f"{workspace} holds no earlier grading to put back (none in {workspace / EARLIER})")
-    latest = candidates[-1]
+    latest = latest_kept(workspace)
     about = json.loads((latest / ABOUT).read_text())
     replaced = _new_folder(workspace, "-undone")
     _copy_results(workspace, replaced)
@@ -151,6 +148,14 @@ def undo(workspace):
             _copy(latest / name, workspace / name)
     shutil.rmtree(latest)
     return latest, about, replaced
+
+
+def latest_kept(workspace):
+    """The latest earlier grading kept that `undo` puts back (FileNotFoundError where there is none)."""
+    candidates = [folder for folder in _kept(workspace) if not folder.name.endswith("-undone")]
+    if not candidates:
+        raise FileNotFoundError(f"{workspace} holds no earlier grading to put back (none in {Path(workspace) / EARLIER})")
+    return candidates[-1]
 
 
 def take_back(course, workspace, remake):

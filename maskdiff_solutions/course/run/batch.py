@@ -123,8 +123,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         record.take_in_decisions(course, workspace)   # formgrader's since the last command, before the copy kept
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
-        aside["kept"] = safekeeping.keep(workspace, why)
         safekeeping.begin(workspace, why)   # until it finishes, `export --to` refuses to mix old and new
+        aside["kept"] = safekeeping.keep(workspace, why)
     known = identity.known(workspace / record.DB_NAME)   # who the record knows: found again by their keys
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
                                             any_notebooks, before_writing=set_aside, known=known)
@@ -180,6 +180,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                 bar.finished(student)
             if not regrade:   # a regrade's batch is every file the workspace holds of those notebooks
                 committed.absent(set(batch))
+            else:   # and its rows without a file stand under the course as it is now
+                committed.restamp({Path(name).stem for name in selected}, set(batch))
             rows = everyone(course, workspace, intake)
         except Exception:
             if not committed.done:   # nobody's result changed (a failed canary): the grading before stands whole

@@ -88,6 +88,13 @@ class Committer:
             commit.commit(self.workspace, self.workspace / ".none", self.course.assignment, self.stems, student,
                           rows, {row.notebook: self.stamp(row.notebook) for row in rows}, (), kept, self.remake)
 
+    def restamp(self, stems, batch):
+        """A regrade's rows it had no file to grade (missing, a file that was no notebook): nothing of
+        them changes but the version and points they are now out of (course/ledger/versions.py)."""
+        commit.restamp(self.workspace, [(student, notebook) for (student, notebook) in self.earlier.rows
+                                        if notebook in stems and student not in batch],
+                       {stem: self.stamp(stem) for stem in stems})
+
     def interrupted(self, total, workspace):
         done = len(self.done)
         return (f"interrupted: {done} of {total} students' results committed"
@@ -108,6 +115,7 @@ def remember_intake(workspace, before, now):
     assignment's own): a second batch never makes the first one's students nameless."""
     if before is None or now is None or before.platform != now.platform:
         return
-    merged = dataclasses.replace(now, students={**before.students, **now.students},
+    merged = dataclasses.replace(now, students={**before.students, **now.students}, roster=now.roster or before.roster,
+                                 roster_text=now.roster_text or before.roster_text,   # a late zip graded without one
                                  rosters={**before.rosters, **now.rosters})
     merged.save(workspace)

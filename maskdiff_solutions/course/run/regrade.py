@@ -8,7 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..ledger import record, versions
+from ..ledger import commit, derived, record, safekeeping, versions
+from ..ledger.export import remaker
 from .batch import grade
 
 
@@ -19,7 +20,12 @@ def regrade(course, workspace=None, notebooks=None, **options):
     record.check(course, workspace)
     stems = [Path(name).stem for name in course.select(notebooks)] if notebooks else \
         sorted(versions.outdated(course, workspace))
-    if not stems:
+    if not stems:   # nothing to grade: the files made from the record made whole all the same
+        with safekeeping.hold(workspace):
+            commit.recover(workspace, remaker(course, workspace))
+            derived.rebuild(course, workspace)
+            for student in record.lost_pages(course, workspace):
+                remaker(course, workspace)(student)
         return None
     with tempfile.TemporaryDirectory(prefix="maskdiff-regrade-") as folder:
         found = 0
