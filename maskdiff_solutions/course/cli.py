@@ -296,6 +296,7 @@ def dispatch(args):
         from .ledger.export import remaker
         from .ledger.derived import rebuild
         from .ledger.manifest import refuse_edited
+        from .ledger.record import refuse_while_open
         from .ledger.returns import refresh
         from .ledger.safekeeping import hold, latest_kept, take_back
         from .ledger.versions import lines
@@ -303,6 +304,7 @@ def dispatch(args):
         with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
             refuse_edited(workspace, "undo")
             latest_kept(workspace)   # none: stop before anything is written
+            refuse_while_open(workspace / "gradebook.db", "undo")   # formgrader running, another program's lock
             recover(workspace, remaker(course, workspace))
             (put, about, replaced), applied, aside = take_back(course, workspace, remaker(course, workspace))
             rebuild(course, workspace)   # the files made from the record put back, made from it again

@@ -12,6 +12,7 @@ with nbgrader's part of it, stops every command with one sentence and the comman
 """
 import hashlib
 import json
+import os
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -49,6 +50,7 @@ RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_
                   "submission", "inputs", "graded_at", "version", "points")
 ADDED = {"maskdiff_result": ("version", "points")}   # columns a record made before them lacks
 NEVER_GRADED = "no grading in this workspace found this notebook of theirs"
+LOCK_WAIT = 10.0   # seconds a command waits for another program's write to the record before it says who holds it
 
 
 class RecordError(ValueError):
@@ -72,12 +74,55 @@ def has_record(db):
     if not Path(db).is_file():
         return False
     try:
-        with closing(sqlite3.connect(str(db))) as con:
+        with closing(sqlite3.connect(str(db), timeout=LOCK_WAIT)) as con:
             return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'maskdiff_result'").fetchone() is not None
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err) or "busy" in str(err):   # another program is writing: never "damaged"
+            raise RecordError(f"{db} is locked: {held_by(db)} is writing to it, and it stayed locked for "
+                              f"{LOCK_WAIT:g} s; wait for it to finish (or stop it), then run the command again; "
+                              f"nothing was done") from None
+        raise RecordError(_damaged(db)) from None
     except sqlite3.DatabaseError:
-        raise RecordError(f"{db} is not a database (damaged, or another file put in its place): "
-                          f"`python -m maskdiff_solutions undo --workspace {Path(db).parent}` puts back the latest "
-                          f"earlier grading; nothing was done") from None
+        raise RecordError(_damaged(db)) from None
+
+
+def _damaged(db):
+    return (f"{db} is not a database (damaged, or another file put in its place): `python -m maskdiff_solutions "
+            f"undo --workspace {Path(db).parent}` puts back the latest earlier grading; nothing was done")
+
+
+def holders(path):
+    """[(process id, its command line)] of the other processes that have the file open (formgrader keeps
+    the gradebook open while it runs); those this user may look into (/proc)."""
+    path, found = Path(path).resolve(), []
+    for process in Path("/proc").glob("[0-9]*"):
+        if int(process.name) == os.getpid():
+            continue
+        try:
+            if any(Path(os.readlink(fd)) == path for fd in (process / "fd").iterdir()):
+                command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                found.append((int(process.name), command[:120]))
+        except OSError:   # gone, or not ours to look into
+            continue
+    return found
+
+
+def held_by(path):
+    """Who has the file open, in words."""
+    found = holders(path)
+    if not found:
+        return "another program (none of this user's processes has it open: another user's, or a program on another machine)"
+    return ", ".join(f"process {pid} (`{command}`)" for pid, command in found[:3])
+
+
+def refuse_while_open(db, command):
+    """Stop `command`, which replaces the record's file, while another program has it open (formgrader: what it
+    writes next would go to the file replaced, and be lost) or holds it locked."""
+    if Path(db).is_file() and holders(db):
+        raise RecordError(f"{db} is open in {held_by(db)}: `{command}` would replace the file under it, and what it "
+                          f"writes next would be lost; stop it (formgrader: Ctrl-C in its terminal), then run "
+                          f"`{command}` again; nothing was done")
+    has_record(db)   # locked: said the same way
 
 
 def results(db):
