@@ -45,7 +45,8 @@ def points(db, assignment):
     cells are worth now (what a grading made now scores out of)."""
     with closing(sqlite3.connect(str(db))) as con:
         found = con.execute(
-            "SELECT n.name, b.name, g.max_score, EXISTS (SELECT 1 FROM solution_cells s WHERE s.id = b.id) "
+            "SELECT n.name, b.name, g.max_score, EXISTS (SELECT 1 FROM solution_cells s JOIN base_cell b2 ON s.id = b2.id "
+            "WHERE b2.name = b.name AND b2.notebook_id = b.notebook_id) "
             "FROM grade_cells g JOIN base_cell b ON g.id = b.id JOIN notebook n ON b.notebook_id = n.id "
             "JOIN assignment a ON n.assignment_id = a.id WHERE a.name = ?", (assignment,)).fetchall()
     out = {}

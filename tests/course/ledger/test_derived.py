@@ -90,6 +90,8 @@ def test_replace_with_a_late_zip_of_one_student_replaces_nobody_else(course, ter
     now = records.rows(ws)
     bob = next(sid for sid, _ in now if sid.endswith(BOB.canvas_id))
     assert now[(bob, N02)].status == "missing"
+    assert (now[(bob, N02)].auto_max, now[(bob, N02)].manual_max) == (before[(bob, N02)].auto_max,
+                                                                       before[(bob, N02)].manual_max), "out of its points"
     for key, row in now.items():
         if key != (bob, N02):
             assert (row.status, row.auto_score) == (before[key].status, before[key].auto_score), key
