@@ -24,12 +24,13 @@ STEM = {key: name[:-6] for key, name in NOTEBOOKS.items()}
 FUNCTIONS = {key: classes.function_cells(COURSE, name) for key, name in NOTEBOOKS.items()}
 ANSWERS = {key: classes.manual_cells(COURSE, name) for key, name in NOTEBOOKS.items()}
 FIXED_CELL, FIXED_POINTS = "test_MakeSchedule", 3   # the fix: notebook 01's first test, 2 points before
+SYSTEM_TMP = tempfile.gettempdir()   # read at import: a test may point tempfile at a folder of its own for a while
 
 
 @lru_cache(maxsize=None)
 def fixed():
     """The course fixed during the term (a copy, made once per process)."""
-    folder = Path(tempfile.mkdtemp(prefix="maskdiff-fixed-course-"))
+    folder = Path(tempfile.mkdtemp(prefix="maskdiff-fixed-course-", dir=SYSTEM_TMP))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return Course.load(classes.changed_course(folder / "course", ROOT, NOTEBOOKS["01"], FIXED_CELL, FIXED_POINTS))
 
