@@ -1,5 +1,5 @@
 """The instructor's command line: `python -m maskdiff_solutions COMMAND` (or `maskdiff COMMAND`, the
-console script installed with the package). Commands: release, grade, export, undo, similarity, publish,
+console script installed with the package). Commands: release, grade, regrade, export, undo, similarity, publish,
 gradescope, formgrader, check-setup, demo.
 
 It runs in a course root (the folder that holds nbgrader_config.py and source/, or a folder below
@@ -12,7 +12,6 @@ from pathlib import Path
 
 from . import errors
 from .layout import SANDBOX_MODES, Course, running_copy, same_checks
-
 
 # What each command's exit status means (each parser's epilog, and the docs' reference, are made from
 # this): a cron job must not read a good grading as a failure.
@@ -35,8 +34,12 @@ EXIT = {"release": {0: "release/ written", 2: STOPPED},
         "grade": GRADE_EXIT,
         "export": {0: "grades and every feedback page rewritten",
                    1: "some student's feedback could not be made (named on stderr); the grades file is written",
-                   2: STOPPED + "; with --to, also a platform file that would give 0 to a student who had "
-                                "points in an earlier grading and of whom the last found nothing (--allow-zeros)"},
+                   2: STOPPED + "; with --to, also a column whose points on the platform are not the notebook's, "
+                                "several notebooks and no --notebook, --each-notebook or --total, or a platform file "
+                                "that would give 0 to a student who had points in an earlier grading and of whom the "
+                                "last found nothing (--allow-zeros)"},
+        "regrade": {**GRADE_EXIT, 0: "every student regraded got a row (or nothing was graded under an earlier "
+                                     "version: nothing to do)"},
         "undo": {0: "the workspace's latest earlier grading put back (what it replaced kept beside it)",
                  2: STOPPED + ", or the workspace keeps no earlier grading"},
         "similarity": {0: "the report and the CSV written (a notebook that could not be read is left out, named "
@@ -89,8 +92,9 @@ def parser():
                        help="grade the notebooks asked for even when most students handed in others of the "
                             "course, or none of the course's (grading stops otherwise, exit 4)")
     grade.add_argument("--replace", action="store_true",
-                       help="a notebook graded before that this batch has no file for is graded missing (0); "
-                            "by default its earlier result stays, and is listed")
+                       help="a student of this batch who handed in no file of a notebook graded before is graded "
+                            "missing (0) for it, and the command says how many; by default their earlier result "
+                            "stays, and is listed; students not in the batch always keep theirs")
     grade.add_argument("--workspace-in-git", action="store_true",
                        help="grade into a workspace inside a git work tree even where git would track the "
                             "students' files (grading stops otherwise, exit 2)")
@@ -126,17 +130,39 @@ def parser():
     grade.add_argument("--prove-again", action="store_true",
                        help="grade the reference first even where canary-proof.json in the workspace says it "
                             "got full marks under the same setup (course, code, packages, sandbox, seed, user)")
+    again = commands.add_parser("regrade", parents=[common, graded], help="grade again, from the files the workspace "
+                                "holds, the notebooks graded under an earlier version of the course (or those named), "
+                                "keeping every hand grade whose answer is unchanged")
+    again.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                       help="regrade this notebook (01, or 01_noise_for_words) whatever version graded it; repeat for "
+                            "more; default: every notebook graded under an earlier version of the course")
+    for option in ("--jobs", "--notebook-jobs", "--sandbox", "--no-canary", "--prove-again", "--workspace-in-git"):
+        action = next(a for a in grade._actions if option in a.option_strings)
+        again._add_action(action)
     export = commands.add_parser("export", parents=[common, graded], help="after manual grading in formgrader: "
                                  "rewrite grades-by-notebook.csv and the feedback from the gradebook")
     export.add_argument("--to", choices=("canvas", "moodle"), dest="platform",
                         help="also write the platform's gradebook import (grades-canvas.csv or grades-moodle.csv) "
                              "and its bulk feedback (feedback-canvas/ or feedback-moodle.zip), keyed by the ids "
                              "of the export `grade` took in")
-    export.add_argument("--column", metavar="NAME",
+    export.add_argument("--notebook", action="append", dest="notebooks", metavar="NN",
+                        help="with --to: write this notebook's marks only, into its own assignment's column (01, or "
+                             "01_noise_for_words); repeat for more, each into its own column; default: the one "
+                             "notebook graded in the workspace")
+    export.add_argument("--each-notebook", action="store_true",
+                        help="with --to: every notebook graded in the workspace, each into its own column")
+    export.add_argument("--total", action="store_true",
+                        help="with --to: the sum of the notebooks chosen (default: all graded) into one column")
+    export.add_argument("--column", action="append", dest="columns", metavar="NAME",
                         help="with --to canvas: the assignment's column as Canvas's gradebook export names it, "
-                             "e.g. 'Masked diffusion (12345)'; checked against the roster grading took in (a "
-                             "missing or unknown one stops, naming its columns); with no roster, the course's "
-                             "assignment name, which Canvas imports as a new assignment")
+                             "e.g. 'Week 1 (12345)', or NN=NAME for a notebook's when several are written "
+                             "(default: the roster's one column that names the notebook); checked against the "
+                             "roster grading took in, names and Points Possible (a missing, unknown or wrong one "
+                             "stops); with no roster, a new assignment of the course's name")
+    export.add_argument("--roster", metavar="CSV",
+                        help="with --to: the roster to check the columns against (Canvas's gradebook export, "
+                             "Moodle's grading worksheet of the assignment); default: the one each notebook "
+                             "was graded with")
     export.add_argument("--allow-zeros", action="store_true",
                         help="with --to: write the platform file even where it gives 0 to students who had points in "
                              "an earlier grading and of whom the last grading found nothing (it stops otherwise)")
@@ -207,11 +233,31 @@ def mistyped(args):
     """A folder named on the line that is not there stops the command, in one sentence that offers the
     nearest names (course/errors.py), before anything is written."""
     named = [getattr(args, "submissions", None)]
-    if args.command in ("export", "undo", "similarity", "formgrader"):   # they read a graded workspace
+    if args.command in ("export", "undo", "regrade", "similarity", "formgrader"):   # they read a graded workspace
         named.append(getattr(args, "workspace", None))
     for given in filter(None, named):
         if not Path(given).exists():
             raise FileNotFoundError(errno.ENOENT, "no such folder", str(Path(given).absolute()))
+
+
+def _graded(report, course):
+    """What `grade` and `regrade` print of a grading; the exit status."""
+    from .records import summary
+    from .records.rows import print_table
+    if report.canary:
+        print(report.canary)
+    for line in report.earlier:
+        print(line, file=sys.stderr)
+    print_table(report.rows, course.answers_optional)
+    print("\n" + summary.write(report, report.csv_path.parent))
+    print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
+          f"feedback: {report.feedback_dir}\n"
+          f"summary: {report.csv_path.parent / 'grading-summary.png'}")
+    crashed = sorted({row.student for row in report.rows if "grading crashed" in row.reason})
+    if crashed:
+        print(f"error: grading itself crashed for {len(crashed)} student(s) ({', '.join(crashed[:5])}): "
+              f"their rows say why; grade them again", file=sys.stderr)
+    return 1 if crashed else 0
 
 
 def dispatch(args):
@@ -231,63 +277,54 @@ def dispatch(args):
             print(f"wrote {path.relative_to(course.root)}")
         return 0
     if args.command == "grade":
-        from .records import summary
         from .run.batch import grade
-        from .records.rows import print_table
         report = grade(course, args.submissions, args.workspace, jobs=args.jobs, sandbox=args.sandbox,
                        notebooks=args.notebooks, executor=args.executor, scheduler=args.scheduler,
                        retries=args.retries, timeout=args.timeout, only_changed=args.only_changed,
                        notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
                        roster=args.roster, any_roster=args.any_roster, any_notebooks=args.any_notebooks,
                        in_git=args.workspace_in_git, replace=args.replace)
-        if report.canary:
-            print(report.canary)
-        for line in report.earlier:
-            print(line, file=sys.stderr)
-        print_table(report.rows, course.answers_optional)
-        print("\n" + summary.write(report, report.csv_path.parent))
-        print(f"grades: {report.csv_path}\ntotals: {report.csv_path.parent / 'grades-by-student.csv'}\n"
-              f"feedback: {report.feedback_dir}\n"
-              f"summary: {report.csv_path.parent / 'grading-summary.png'}")
-        crashed = sorted({row.student for row in report.rows if "grading crashed" in row.reason})
-        if crashed:
-            print(f"error: grading itself crashed for {len(crashed)} student(s) ({', '.join(crashed[:5])}): "
-                  f"their rows say why; grade them again", file=sys.stderr)
-        return 1 if crashed else 0
+        return _graded(report, course)
+    if args.command == "regrade":
+        from .run.regrade import regrade
+        report = regrade(course, args.workspace, args.notebooks, jobs=args.jobs, sandbox=args.sandbox,
+                         notebook_jobs=args.notebook_jobs, canary=args.canary, prove_again=args.prove_again,
+                         in_git=args.workspace_in_git)
+        if report is None:
+            print(f"nothing to regrade: every notebook in {course.workspace(args.workspace)} was graded under the "
+                  f"course as it is now (--notebook NN grades one again all the same)")
+            return 0
+        return _graded(report, course)
     if args.command == "export":
         from .ledger.export import export
         from .ledger.returns import before_export
         from .records.rows import print_table
         # every check that can stop it, before anything is rewritten: exit 2 leaves the workspace as it was
-        args.column, note = before_export(course, args.workspace, args.platform, args.column, args.allow_zeros)
-        if note:
+        columns, notes = before_export(course, args.workspace, args.platform, args.allow_zeros, args.notebooks,
+                                       args.each_notebook, args.total, args.columns, args.roster)
+        for note in notes:
             print(note, file=sys.stderr)
         rows, path, failed = export(course, args.workspace)
         print_table(rows, course.answers_optional)
         for student, why in failed.items():
             print(f"error: the feedback of {student} could not be made: {why}", file=sys.stderr)
         print(f"grades: {path}\nfeedback: {path.parent / 'feedback'}")
+        from .ledger.returns import put_back, refresh
+        for line in refresh(course, path.parent):   # what earlier exports wrote, as the record is now
+            print(line, file=sys.stderr)
         if args.platform:
-            from .ledger.returns import put_back
-            written, blank = put_back(course, path.parent, args.platform, rows, args.column)
+            written, blank = put_back(course, path.parent, args.platform, rows, columns, args.roster)
             for student, why in blank:
                 print(f"{student}: no grade yet in the {args.platform} file ({why})", file=sys.stderr)
+            for column in columns:
+                print(f"{', '.join(column.notebooks)}: {column.points:g} points"
+                      + (f", into the column {column.name!r}" if column.name else ""))
             print("\n".join(f"wrote {p}" for p in written[:3]) + (f"\n... and {len(written) - 3} more"
                                                                     if len(written) > 3 else ""))
         return 1 if failed else 0
     if args.command == "undo":
-        from .ledger.commit import recover
-        from .ledger.export import remaker
-        from .ledger.derived import rebuild
-        from .ledger.safekeeping import hold, undo
-        workspace = course.workspace(args.workspace)
-        with hold(workspace):   # a grading killed mid-commit is finished first, and kept as what undo replaces
-            recover(workspace, remaker(course, workspace))
-            put, about, replaced = undo(workspace)
-            rebuild(course, workspace)   # the files made from the record put back, made from it again
-        print(f"put back the workspace as it was before {about['before']} (kept {about['kept']}); what it "
-              f"replaced is kept in {replaced}")
-        return 0
+        from .term.undo import undo
+        return undo(course, args.workspace)
     if args.command == "similarity":
         from .integrity.similarity_page import closing, report
         result, page, table = report(course, args.workspace, args.out, args.notebooks, args.answers, args.top)

@@ -14,7 +14,9 @@ import nbformat
 from maskdiff_solutions.course.intake import notebooks
 
 NB01, NB02 = "01_noise_for_words.ipynb", "02_undiffusing.ipynb"
-COLUMN = "Masked diffusion (777)"
+COLUMN = "Masked diffusion (777)"     # notebook 01's assignment in Canvas (named as no rule can guess)
+COLUMN02 = "Week 2: undiffusing (778)"   # notebook 02's (its title in it: export finds it unnamed)
+RELEASE = Path(__file__).resolve().parents[2] / "release" / "maskdiff"
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,17 @@ class Student:
     canvas_id: str   # Canvas's user id
     sortable: str    # how Canvas names their files: <sortable>_<id>_<attachment>_<file>
     folder: str      # their collected/ folder
+    address: str = ""   # their email, where it is not <sortable>@uni.example (it stays when they are renamed)
+
+    @property
+    def full_name(self):
+        """As Moodle writes it: "First Last"."""
+        last, _, first = self.name.partition(", ")
+        return f"{first} {last}".strip()
+
+    @property
+    def email(self):
+        return self.address or f"{self.sortable}@uni.example"
 
 
 # The fixed class: one whose name, file names and folder are not ASCII.
@@ -96,18 +109,81 @@ def write_collected(folder, batch):
 
 
 def write_canvas(path, batch, attachment=1000):
-    """batch as Canvas's submissions zip (each file `<sortable>_<id>_<attachment>_<file>`)."""
+    """batch as Canvas's submissions zip (each file `<sortable>_<id>_<attachment>_<file>`; a notebook, or its
+    bytes)."""
     with zipfile.ZipFile(path, "w") as out:
         for student, files in batch.items():
             for name, nb in sorted(files.items()):
                 attachment += 1
-                out.writestr(f"{student.sortable}_{student.canvas_id}_{attachment}_{name}", nb_bytes(nb))
+                out.writestr(f"{student.sortable}_{student.canvas_id}_{attachment}_{name}",
+                             nb if isinstance(nb, bytes) else nb_bytes(nb))
     return path
 
 
-def write_roster(path, students=CLASS):
-    """Canvas's gradebook export of the class, with the assignment's column."""
-    lines = [f"Student,ID,SIS User ID,SIS Login ID,Section,{COLUMN}", "    Points Possible,,,,,100"]
-    lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A,' for s in students]
+def points(name, release=RELEASE):
+    """What a notebook of the release is worth: the points of its graded cells."""
+    return sum(float(notebooks.nbgrader(c).get("points", 0)) for c in notebooks.read(Path(release) / name).cells
+               if notebooks.nbgrader(c).get("grade"))
+
+
+def write_roster(path, students=CLASS, columns=None):
+    """Canvas's gradebook export of the class, with an assignment column per week ({column: Points
+    Possible}; default notebook 01's and 02's, each worth its notebook's points)."""
+    columns = columns or {COLUMN: points(NB01), COLUMN02: points(NB02)}
+    lines = ["Student,ID,SIS User ID,SIS Login ID,Section," + ",".join(f'"{name}"' for name in columns),
+             "    Points Possible,,,,," + ",".join(f"{value:g}" for value in columns.values())]
+    lines += [f'"{s.name}",{s.canvas_id},s{s.canvas_id},{s.sortable},A' + "," * len(columns) for s in students]
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def write_moodle(path, batch, participants, attachment=0):
+    """batch as Moodle's "Download all submissions" zip (a folder per student,
+    `<Full name>_<participant id>_assignsubmission_file_/<file>`); participants: {Student: participant id}
+    (Moodle numbers the participants of each assignment anew)."""
+    with zipfile.ZipFile(path, "w") as out:
+        for student, files in batch.items():
+            for name, nb in sorted(files.items()):
+                out.writestr(f"{student.full_name}_{participants[student]}_assignsubmission_file_/{name}", nb_bytes(nb))
+    return path
+
+
+def write_worksheet(path, participants, maximum, handed_in=()):
+    """Moodle's grading worksheet of one assignment (the roster a Moodle grading takes)."""
+    lines = ["Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+             "Last modified (submission),Last modified (grade),Feedback comments"]
+    lines += [f"Participant {pid},{s.full_name},{s.email},"
+              f"{'Submitted for grading' if s in handed_in else 'No submission'},,{maximum:g},Yes,,,"
+              for s, pid in participants.items()]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def course_copy(folder, root):
+    """A copy of the course at root in folder: source/, release/, its nbgrader configuration and settings
+    (what grading reads of a course). Returns the copy's root."""
+    folder, root = Path(folder), Path(root)
+    for part in ("source", "release"):
+        shutil.copytree(root / part, folder / part)
+    for part in ("nbgrader_config.py", "pyproject.toml"):
+        if (root / part).is_file():
+            shutil.copyfile(root / part, folder / part)
+    return folder
+
+
+def change_points(root, name, cell, points):
+    """The course at root fixed: the cell `cell` of notebook `name` worth `points`, in its source and its
+    release alike (as editing source/ and running `release` leaves them)."""
+    for part in ("source", "release"):
+        path = Path(root) / part / "maskdiff" / name
+        nb = notebooks.read(path)
+        (found,) = [c for c in nb.cells if notebooks.grade_id(c) == cell]
+        found.metadata["nbgrader"]["points"] = points
+        path.write_bytes(nb_bytes(nb))
+    return root
+
+
+def changed_course(folder, root, name, cell, points):
+    """A copy of the course at root in which the cell `cell` of notebook `name` is worth `points` (a course
+    fixed during the term, then released). Returns the copy's root."""
+    return change_points(course_copy(folder, root), name, cell, points)

@@ -41,7 +41,7 @@ def canvas(course, folder, broken=False):
     })
     roster = folder / "canvas-gradebook.csv"
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Masked diffusion (777)\n"
-                      "    Points Possible,,,,,100\n"
+                      "    Points Possible,,,,,18\n"
                       '"Doe, Jane",4242,s1,jdoe,A,\n"Smith, Bob",5151,s2,bsmith,A,\n'
                       '"Núñez, Zoë",6161,s3,znunez,B,\n"Absent, Al",7171,s4,aabsent,B,\n'
                       '"Student, Test",9999,,,,\n', encoding="utf-8")
@@ -63,10 +63,10 @@ def moodle(course, folder, flat=False):
     roster = folder / "moodle-worksheet.csv"
     roster.write_text("Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
                       "Last modified (submission),Last modified (grade),Feedback comments\n"
-                      "Participant 301,Jane Doe,jane1@uni.example,Submitted for grading,,100,Yes,,,\n"
-                      "Participant 302,Jane Doe,jane2@uni.example,Submitted for grading,,100,Yes,,,\n"
-                      "Participant 303,Bob Smith,bob@uni.example,Submitted for grading - 2 hours late,,100,Yes,,,\n"
-                      "Participant 304,Émile Zola,emile@uni.example,No submission,,100,Yes,,,\n", encoding="utf-8")
+                      "Participant 301,Jane Doe,jane1@uni.example,Submitted for grading,,18,Yes,,,\n"
+                      "Participant 302,Jane Doe,jane2@uni.example,Submitted for grading,,18,Yes,,,\n"
+                      "Participant 303,Bob Smith,bob@uni.example,Submitted for grading - 2 hours late,,18,Yes,,,\n"
+                      "Participant 304,Émile Zola,emile@uni.example,No submission,,18,Yes,,,\n", encoding="utf-8")
     return export, roster
 
 

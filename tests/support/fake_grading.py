@@ -13,12 +13,13 @@ can be tested through the command line in milliseconds.
   nothing either);
 - `maskdiff_solutions.course.run.batch.warm_caches()` (notebook 03's stand-in networks) by "";
 - `maskdiff_solutions.course.records.summary.plot(report, path)` (the PNG: matplotlib) by nothing;
-- `maskdiff_solutions.course.ledger.export.feedback(course, workspace, students)` (which
-  `export.remaker` calls too, for a student whose hand grades a regrade kept) (nbgrader's
-  generate_feedback, ~0.3 s a notebook) by `fake_feedback`: `write_page` for every autograded notebook
-  of those students, so that `export` remakes pages from the gradebook the same way grading made them,
-  after removing the student's feedback folder as nbgrader's --force does (and failing, with the folder
-  gone, where the gradebook lacks the submission: nbgrader's MissingEntry);
+- `maskdiff_solutions.course.ledger.export.make_page(course, workspace, student, db)` (which `export`
+  and `export.remaker` call, for a student whose hand grades a regrade kept; db: the record, or a copy
+  whose cells are worth what they were when the student was graded) (nbgrader's generate_feedback, ~0.3 s
+  a notebook) by `fake_page`: `write_page` for every autograded notebook of the student, so that `export`
+  remakes pages from the gradebook the same way grading made them, after removing the student's feedback
+  folder as nbgrader's --force does (and failing, with the folder gone, where the gradebook lacks the
+  submission: nbgrader's MissingEntry);
 - where the environment names a stop (`STOP`, below), every commit point is wrapped so that the process
   signals itself at the k-th step: `safekeeping.keep`, and for each student `commit.stage` (files
   staged), `commit.put_result` (inside the record's transaction), `commit.apply` (files moved), then
@@ -69,6 +70,8 @@ import re
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -200,6 +203,12 @@ def autograde(db, course, student, target, gradable):
                           con.execute(f"SELECT x.id, c.name, x.manual_score {CELLS.format(table='grade', join='')}", key)}
                 comments = dict((cell, comment_id) for comment_id, cell in
                                 con.execute(f"SELECT x.id, c.name {CELLS.format(table='comment', join='')}", key))
+                worth = dict(con.execute("SELECT b.name, g.max_score FROM grade_cells g JOIN base_cell b ON g.id = b.id "
+                                         "JOIN notebook n ON b.notebook_id = n.id WHERE n.name = ?", (Path(name).stem,)))
+                for cell in nb.cells:   # nbgrader's OverwriteCells: a test is worth what the gradebook says
+                    meta = notebooks.nbgrader(cell)
+                    if meta.get("grade") and meta.get("grade_id") in worth:
+                        meta["points"] = worth[meta["grade_id"]]
                 scores = expected(nb)
                 for cell in nb.cells:
                     meta = notebooks.nbgrader(cell)
@@ -294,23 +303,22 @@ def read_page(path):
             for name, score, most, comment in ROW.findall(text)}
 
 
-def fake_feedback(course, workspace, students):
-    """`export.feedback`: each student's pages made again from the gradebook, as nbgrader's
-    GenerateFeedback (--force) does it: the student's feedback folder removed, then a page for each
+def fake_page(course, workspace, student, db=None, apis=None):
+    """`export.make_page`: the student's pages made again from the gradebook db (default the workspace's),
+    as nbgrader's GenerateFeedback (--force) does it: their feedback folder removed, then a page for each
     autograded notebook; a notebook the gradebook has no submission of fails the student (nbgrader's
-    MissingEntry), whose folder is then removed again. Returns {student: why it failed}."""
-    workspace, failed = Path(workspace), {}
-    for student in students:
-        folder = workspace / "feedback" / student / course.assignment
-        shutil.rmtree(folder, ignore_errors=True)
-        for graded in sorted((workspace / "autograded" / student / course.assignment).glob("*.ipynb")):
-            if not has_notebook(workspace / "gradebook.db", student, course.assignment, graded.stem):
-                failed[student] = (f"MissingEntry: no submission of {graded.stem} by {student} in the gradebook "
-                                   f"(nbgrader's GetGrades)")
-                shutil.rmtree(folder, ignore_errors=True)
-                break
-            write_page(workspace / "gradebook.db", course.assignment, student, graded.stem, folder / f"{graded.stem}.html")
-    return failed
+    MissingEntry), whose folder is then removed again. Returns '' or why it failed."""
+    workspace = Path(workspace)
+    db = Path(db or workspace / "gradebook.db")
+    folder = workspace / "feedback" / student / course.assignment
+    shutil.rmtree(folder, ignore_errors=True)
+    for graded in sorted((workspace / "autograded" / student / course.assignment).glob("*.ipynb")):
+        if not has_notebook(db, student, course.assignment, graded.stem):
+            shutil.rmtree(folder, ignore_errors=True)
+            return (f"MissingEntry: no submission of {graded.stem} by {student} in the gradebook "
+                    f"(nbgrader's GetGrades)")
+        write_page(db, course.assignment, student, graded.stem, folder / f"{graded.stem}.html")
+    return ""
 
 
 def has_notebook(db, student, assignment, notebook):
@@ -348,14 +356,54 @@ def template_gradebook(course_root):
     return made
 
 
+@functools.lru_cache(maxsize=None)
+def _worth(release, stamp):
+    """[(points, cell, notebook stem)] of every graded cell of the release (stamp: its files' names and times)."""
+    return [(float(meta["points"]), meta["grade_id"], Path(name).stem) for name, _ in stamp
+            for meta in map(notebooks.nbgrader, notebooks.read(Path(release) / name).cells) if meta.get("grade")]
+
+
 def fake_up_to_date(course, workspace):
+    """A fresh workspace gets the course's generated gradebook; an existing one its cells' points as the
+    course's release states them now (what nbgrader's generate_assignment changes when points change)."""
     db = Path(workspace) / "gradebook.db"
     Path(workspace).mkdir(parents=True, exist_ok=True)
     if not db.exists():
         shutil.copyfile(template_gradebook(str(course.root)), db)
+        return
+    release = course.release_dir
+    worth = _worth(str(release), tuple((p.name, p.stat().st_mtime_ns) for p in sorted(release.glob("*.ipynb"))))
+    con = sqlite3.connect(db)
+    try:
+        with con:
+            con.executemany("UPDATE grade_cells SET max_score = ? WHERE id IN (SELECT b.id FROM base_cell b JOIN "
+                            "notebook n ON b.notebook_id = n.id WHERE b.name = ? AND n.name = ?)", worth)
+    finally:
+        con.close()
 
 
 # --------------------------------------------------------------------------- stopping at step k
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
+         "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
+
+
+def run_stopped(course_root, args, template, stop=None, steps=None, tmpdir=None):
+    """`python -m maskdiff_solutions ARGS` with the fake in a process of its own, stopped where `stop`
+    ("KILL@k", "INT@k") says, its steps logged to `steps` (a file); the CompletedProcess."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           TEMPLATE: str(template)}
+    env.update({name: str(value) for name, value in ((STOP, stop), (STEPS, steps), ("TMPDIR", tmpdir)) if value})
+    return subprocess.run([sys.executable, "-c", CHILD, "--course-dir", str(course_root), *map(str, args)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def steps_of(course_root, args, template, log):
+    """[(k, what)] of the steps the same command counts when nothing stops it (run once, logged to log)."""
+    run_stopped(course_root, args, template, steps=log)
+    return [(int(line.split(" ", 1)[0]), line.split(" ", 1)[1].strip()) for line in Path(log).read_text().splitlines()]
+
 
 _counted = [0]
 
@@ -400,7 +448,7 @@ def install(monkeypatch=None, course_root=None):
     monkeypatch.setattr(batch, "up_to_date_gradebook", fake_up_to_date)
     monkeypatch.setattr(batch, "warm_caches", lambda: "")
     monkeypatch.setattr(summary, "plot", lambda report, path: path)
-    monkeypatch.setattr(export, "feedback", fake_feedback)
+    monkeypatch.setattr(export, "make_page", fake_page)
     if os.environ.get(STOP) or os.environ.get(STEPS):
         # every commit point of a student's grading (staged, inside the transaction, files half moved)
         # and of the grading as a whole (the copy kept for undo, the derived files)

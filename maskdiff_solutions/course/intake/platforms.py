@@ -23,8 +23,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import export_formats as formats, mistakes, roster as rosters
+from .identities import Student, key_of, match
 from .folder import (MAX_EXTRA_BYTES, MAX_EXTRA_FILES, canonical_name, newest_first, notebook_files,
-                     regular_files, student_id, students)
+                     regular_files, students)
 from ..layout import plural
 from .unzip import Budget, not_a_zip, unpack
 
@@ -39,28 +40,21 @@ HOW_TO_HAND_IN = ("hand in the .ipynb file itself (in Colab: File > Download > D
 
 
 @dataclass
-class Student:
-    id: str
-    key: str
-    name: str = ""
-    email: str = ""
-    sis_user_id: str = ""
-    sis_login_id: str = ""
-    section: str = ""
-    on_roster: bool = False
-    late: bool = False
-    files: list = field(default_factory=list)     # [export path, staged name]
-    earlier: list = field(default_factory=list)   # export paths a later submission replaced
-    not_notebooks: list = field(default_factory=list)  # staged files that cannot be graded (a PDF ...)
-    notes: list = field(default_factory=list)
-
-
-@dataclass
 class Intake:
     platform: str
     source: str
     roster: str = ""
     students: dict = field(default_factory=dict)  # id -> Student
+    rosters: dict = field(default_factory=dict)   # notebook stem -> {"file", "text"}: the roster it was last graded with
+    roster_text: str = ""                         # the latest roster as it was read (the file may be downloaded again)
+
+    def roster_of(self, stem=None):
+        """(file name, text) of the roster notebook `stem` was last graded with (Moodle's worksheet is its
+        assignment's own), or of the latest one; ("", "") where none was given."""
+        kept = self.rosters.get(stem) if stem else None
+        if isinstance(kept, dict):
+            return kept["file"], kept["text"]
+        return (self.roster, self.roster_text) if self.roster_text and not stem else ("", "")
     unmatched: list = field(default_factory=list)  # [export path, why]
     notes: list = field(default_factory=list)
 
@@ -82,49 +76,13 @@ class Intake:
         return report(self)
 
 
-# --- entries + roster -> students ----------------------------------------------------------------
-
-def _key(platform, key):
-    return key.strip().lower() if platform in ("gradescope",) else key.strip()
-
-
-def _new_id(platform, key, name, taken):
-    """A readable, stable nbgrader id: the name's letters and the platform's number (its key)."""
-    if platform in ("nbgrader", "collected"):
-        base = student_id(key)
-    else:
-        base = "_".join(filter(None, [rosters.slug(name), rosters.slug(key.split("@")[0], 40)]))
-    base = student_id(base)
-    sid, n = base, 2
-    while sid in taken:
-        sid, n = f"{base}_{n}", n + 1
-    return sid
-
-
-def match(platform, entries, people, intake):
-    """Students of intake from the export's entries and the roster's people (None: no roster)."""
-    by_key = {}
-    roster_keys = {_key(platform, p.key): p for p in people or []}
-    for key, person in roster_keys.items():
-        by_key[key] = Student(_new_id(platform, key, person.name, {s.id for s in by_key.values()}), key,
-                              person.name, person.email, person.sis_user_id, person.sis_login_id,
-                              person.section, on_roster=True, late="late" in person.status.lower())
-    for entry in entries:
-        key = _key(platform, entry.key)
-        student = by_key.get(key)
-        if student is None:
-            student = by_key[key] = Student(_new_id(platform, key, entry.name, {s.id for s in by_key.values()}),
-                                            key, entry.name, on_roster=False)
-        student.late = student.late or entry.late
-    intake.students = {student.id: student for student in by_key.values()}
-    return by_key
-
+# --- entries + roster -> students (course/intake/identities.py) ------------------------------------
 
 def latest(entries, by_key, platform, export):
     """{student id: {staged name: entry}}: of several files with one name, the latest."""
     chosen = {}
     for entry in sorted(entries, key=lambda e: e.order):
-        student = by_key[_key(platform, entry.key)]
+        student = by_key[key_of(platform, entry.key)]
         files = chosen.setdefault(student.id, {})
         if entry.staged in files:
             student.earlier.append(str(files[entry.staged].path.relative_to(export)))
@@ -135,12 +93,13 @@ def latest(entries, by_key, platform, export):
 # --- taking an export in -------------------------------------------------------------------------
 
 def take_in(course, submissions, workspace, roster=None, expected=None, any_roster=False, any_notebooks=False,
-            before_writing=lambda: None):
+            before_writing=lambda: None, known=None):
     """(the folder to grade, with one sub-folder per student; the Intake, or None where submissions is
     already collected/ and there is no roster). A roster that is not this export's class list, and a
     batch of other notebooks than `expected` (course/intake/mistakes.py), stop it before it writes
     anything, unless any_roster / any_notebooks; once they pass, before_writing() is called (the
-    grader keeps the workspace's earlier results aside)."""
+    grader keeps the workspace's earlier results aside). known: the students the workspace's record
+    knows (course/ledger/identity.known), found again by their keys."""
     checks = Checks(course, expected, any_roster, any_notebooks)
     source = Path(submissions)
     workspace = Path(workspace)
@@ -158,7 +117,7 @@ def take_in(course, submissions, workspace, roster=None, expected=None, any_rost
             checks.notebooks({sid: {p.name: p for p in notebook_files(path)} for sid, path in students(source).items()})
             before_writing()
             return source, None
-        return _stage(course, source, folder, platform, workspace, roster, notes, checks, before_writing)
+        return _stage(course, source, folder, platform, workspace, roster, notes, checks, before_writing, known)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
 
@@ -208,8 +167,11 @@ class Checks:
             mistakes.check_course(files, self.course.notebooks(), self.course.release_dir)
 
 
-def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing):
-    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes))
+def _stage(course, source, folder, platform, workspace, roster_file, notes, checks, before_writing, known):
+    text = rosters.text(roster_file) if roster_file else ""   # kept: the file may be downloaded again, replaced
+    intake = Intake(platform, str(source), str(roster_file or ""), notes=list(notes), roster_text=text,
+                    rosters={Path(name).stem: {"file": Path(roster_file).name, "text": text} for name in checks.expected}
+                    if roster_file else {})
     readers = {"canvas": formats.canvas, "moodle": formats.moodle, "gradescope": formats.gradescope,
                "nbgrader": lambda *a: formats.folders(*a, inner=course.assignment), "collected": formats.folders}
     entries = readers[platform](folder, intake.unmatched, intake.notes)
@@ -219,12 +181,9 @@ def _stage(course, source, folder, platform, workspace, roster_file, notes, chec
         intake.notes.append(f"roster {Path(roster_file).name}: {plural(len(people), 'student')} ({kind})")
         intake.notes += [f"roster {Path(roster_file).name}: Canvas's test student ({name}) left out: not a "
                          f"student of the class" for name in rosters.test_students(roster_file)]
-    by_key = match(platform, entries, people, intake)
-    if platform == "collected":  # every folder is a student, even an empty one
-        for path in sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()):
-            if student_id(path.name) not in by_key:
-                by_key[student_id(path.name)] = Student(student_id(path.name), student_id(path.name), path.name)
-        intake.students = {s.id: s for s in by_key.values()}
+    folders = [p.name for p in sorted(folder.iterdir()) if p.is_dir() and not p.is_symlink()] \
+        if platform == "collected" else []
+    by_key = match(platform, entries, people, intake, known, folders)
     chosen = latest(entries, by_key, platform, folder)
     if roster_file:
         checks.roster(platform, kind, roster_file, intake.students, chosen)

@@ -56,6 +56,11 @@ def read(path):
                      f"and Full name, Gradescope's SID and Email, or a `student` column")
 
 
+def text(path):
+    """The roster's text as read (kept in intake.json, as the file may be replaced by a later download)."""
+    return "\n".join(_lines(path)) + "\n"
+
+
 def _lines(path):
     """The roster's lines, as UTF-8 or, failing that, as Excel's "CSV" on Windows writes it (cp1252)."""
     try:
@@ -139,6 +144,39 @@ def canvas_assignments(path):
     except (OSError, csv.Error):
         return []
     return [name for name in header if re.fullmatch(r".+\(\d+\)", name.strip())]
+
+
+def canvas_points(path):
+    """{assignment column: its Points Possible (None where the row leaves it blank)} of a Canvas gradebook
+    export; {} for any other file."""
+    try:
+        rows = list(csv.reader(_lines(path)))
+    except (OSError, csv.Error):
+        return {}
+    columns = canvas_assignments(path)
+    possible = next((row for row in rows[1:] if row and row[0].strip().lower() == "points possible"), None)
+    if not rows or possible is None:
+        return dict.fromkeys(columns)
+    where = {name: index for index, name in enumerate(rows[0])}
+    return {name: _number(possible[where[name]] if where[name] < len(possible) else "") for name in columns}
+
+
+def moodle_maximum(path):
+    """The assignment's Maximum Grade as Moodle's grading worksheet states it (None where it does not, or
+    its rows disagree)."""
+    try:
+        rows = list(csv.DictReader(_lines(path)))
+    except (OSError, csv.Error):
+        return None
+    found = {_number((row.get("Maximum Grade") or "")) for row in rows} - {None}
+    return found.pop() if len(found) == 1 else None
+
+
+def _number(text):
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
 
 
 def is_test_student(name):

@@ -10,7 +10,8 @@ from pathlib import Path
 RESULTS = ("submitted/s/n/n.ipynb", "autograded/s/n/n.ipynb", "feedback/s/n/n.html", "gradebook.db",
            "grades-by-notebook.csv", "grades-by-student.csv", "intake/s/n.ipynb", "intake.json",
            "intake-unmatched/x.ipynb", ".intake-export/x.ipynb", "grades-canvas.csv", "grades-moodle.csv",
-           "feedback-canvas/1.html", "feedback-moodle.zip", "similarity/report.html", "similarity/similarity.csv")
+           "feedback-canvas/1.html", "feedback-moodle.zip", "moodle/n/grades-moodle.csv", "moodle/n/feedback-moodle.zip",
+           "similarity/report.html", "similarity/similarity.csv")
 # Folders that hold copies of those: the gradings kept for `undo` (ledger/safekeeping.py) and a grading's
 # files before they are put in place. Each copy is probed, as an anchored line (`/intake.json`, as in the
 # course's own .gitignore) keeps out the workspace's file and not its copy.

@@ -17,28 +17,35 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from contextlib import closing
 from pathlib import Path
 
 from ..intake import notebooks as nbfiles
 from ..intake.folder import regular_files
 from ..records.gradebook import AUTOGRADED, NOTEBOOK, SUBMISSION
+from . import decisions, identity
+from .decisions import CODE
 from .record import connect, file_digest, put_answers, put_result, answers as recorded_answers
 
 STAGING = ".grading-staging"
 KINDS = ("submitted", "autograded", "feedback")
-WHOLE = "*"   # the digest of every graded cell of a notebook: a person's override of a test stays while it is the same
+WITHHELD = "maskdiff (autograded marks withheld: integrity)"   # who withheld marks decide
+WHOLE = "*"   # the digest of every graded cell of a notebook (what an override was kept by before CODE)
 
 
 def digests(path):
     """{grade_id: digest} of a handed-in notebook's graded cells (source, and a code cell's outputs, which
-    a person may grade), and WHOLE over them all; {} when it cannot be read."""
+    a person may grade), WHOLE over them all, and CODE over every code cell but the written answers (what
+    its tests read: a person's override of a test stays while it is the same); {} when it cannot be read."""
     try:
         nb = nbfiles.read(path)
     except Exception:  # noqa: BLE001 - not a notebook: nothing of it can keep a hand grade
         return {}
-    out = {}
+    out, code = {}, []
     for cell in nb.cells:
+        if cell.get("cell_type") == "code" and not nbfiles.is_manual(cell):
+            code.append(cell.get("source", "").strip())
         name = nbfiles.grade_id(cell)
         if not name:
             continue
@@ -47,6 +54,7 @@ def digests(path):
         out[name] = hashlib.sha256(text.encode()).hexdigest()
     if out:
         out[WHOLE] = hashlib.sha256(json.dumps(sorted(out.items())).encode()).hexdigest()
+        out[CODE] = hashlib.sha256(json.dumps(code).encode()).hexdigest()
     return out
 
 
@@ -188,16 +196,16 @@ def _new_submission(con, student, assignment):
 
 
 def _carry(con, key, old, before, after, answer_cells):
-    """Put back each hand grade and comment whose answer is unchanged (an answer cell's own digest; a
-    test's override: the whole notebook's). Returns (cells carried, answer cells whose hand grade was
-    dropped)."""
+    """Put back each hand grade, override, extra credit and comment whose answer is unchanged (an answer
+    cell's own digest; a test's: the notebook's code, or where the record predates it every graded cell).
+    Returns (cells carried, cells whose decisions were dropped, with why)."""
     mine = NOTEBOOK.format(db="main")
-    carried, dropped = [], []
+    carried, dropped = [], {}
     for name, (score, extra, needs, comment) in sorted(old.items()):
-        digest = name if name in answer_cells else WHOLE
+        digest = name if name in answer_cells else CODE if before.get(CODE) else WHOLE
         if not before.get(digest) or before.get(digest) != after.get(digest):
-            if name in answer_cells and (score is not None or comment is not None):
-                dropped.append(name)
+            dropped[name] = ("the answer it judged has changed since" if name in answer_cells else
+                             "the code its test reads has changed since")
             continue
         cell = "(SELECT b.id FROM main.base_cell b JOIN main.notebook n ON b.notebook_id = n.id WHERE b.name = ? " \
                "AND n.name = ?)"
@@ -224,13 +232,14 @@ def _holds_submission(con, student, assignment):
     return con.execute(SUBMISSION.format(db="w"), (student, assignment)).fetchone() is not None
 
 
-def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None):
+def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None, who=None):
     """Commit one student's results (module docstring). rows: the Rows of the notebooks graded now
     whose result this grading decides (not those kept); extra: {notebook: dict of record columns (late,
     file, submission, inputs, graded_at)}; withheld: notebooks whose autograded marks are withheld;
     kept: Rows kept from before (their reason updated only); remake(student): make the student's
-    feedback again from the record, where a hand grade was kept (the page the scratch made lacks it).
-    Returns the number of hand grades and comments carried over."""
+    feedback again from the record, where a hand grade was kept (the page the scratch made lacks it);
+    who: (platform, keys, name, where the name came from) of the student, kept in the record
+    (course/ledger/identity.py). Returns the number of hand grades and comments carried over."""
     workspace, scratch = Path(workspace), Path(scratch)
     replaced = [row.notebook for row in rows]
     moves = stage(workspace, scratch, student, assignment, replaced, stems)
@@ -244,43 +253,50 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
             con.execute("ATTACH DATABASE ? AS w", (str(scratch_db),))
         con.execute("BEGIN IMMEDIATE")
         try:
+            if who is not None:
+                identity.put(con, student, *who, time.strftime("%Y-%m-%d %H:%M:%S"))
             if scratch_db.is_file() and _holds_submission(con, student, assignment):
                 _new_submission(con, student, assignment)
             for row in rows:
                 key = (row.notebook, student, assignment)
+                decisions.take_in(con, assignment, (student, row.notebook))   # formgrader's, until now
                 if row.status in AUTOGRADED and scratch_db.is_file() and _holds_submission(con, student, assignment):
                     old = _old_hand_grades(con, key)
                     cells = _answer_cells(con, row.notebook, assignment)
                     _take(con, key, student, assignment)
-                    if row.notebook in withheld:
-                        _withhold(con, key, cells)
                     before = recorded_answers(con, student, row.notebook) or \
                         digests(workspace / "submitted" / student / assignment / f"{row.notebook}.ipynb")
                     carried, dropped[row.notebook] = _carry(con, key, old, before, new_digests[row.notebook], cells)
                     kept_grades += len(carried)
                     put_answers(con, student, row.notebook, new_digests[row.notebook])
-                elif scratch_db.is_file() and _holds_submission(con, student, assignment):
-                    _take(con, key, student, assignment)   # nbgrader's own record of a notebook it had no file of: 0
+                    if row.notebook in withheld:   # the grader's own decision, a person's to lift
+                        _withhold(con, key, cells)
+                        decisions.take_in(con, assignment, (student, row.notebook), by=WITHHELD)
+                else:   # no notebook of theirs graded now: what a person decided of the old one is set aside
+                    dropped[row.notebook] = {name: f"this notebook was graded again as {row.status}"
+                                             for name in _old_hand_grades(con, key)}
+                    if scratch_db.is_file() and _holds_submission(con, student, assignment):
+                        _take(con, key, student, assignment)   # nbgrader's own record of a notebook it had no file of: 0
+                    else:   # nothing graded of this student now (--replace of an absent one): it leaves formgrader
+                        _drop(con, key)
                     put_answers(con, student, row.notebook, {})
-                else:   # nothing graded of this student now (--replace of an absent one): it leaves formgrader
-                    _drop(con, key)
-                    put_answers(con, student, row.notebook, {})
-                if dropped.get(row.notebook):
-                    row.mark(row.status, f"answer changed since it was graded by hand, to grade again: "
-                             f"{', '.join(dropped[row.notebook])}")
+                for name, why in (dropped.get(row.notebook) or {}).items():   # named in the row and on the page
+                    decisions.drop(con, student, row.notebook, [name], why)
                 put_result(con, row, **extra.get(row.notebook, {}),
                            file_sha256=file_digest(handed / f"{row.notebook}.ipynb"))
             for row in kept:
                 con.execute("UPDATE maskdiff_result SET reason = ? WHERE student = ? AND notebook = ?",
                             (row.reason, student, row.notebook))
+            aside = {notebook for who, notebook in decisions.set_aside(con) if who == student}
+            remade = bool(kept_grades or any(dropped.values()) or aside & set(replaced))   # the scratch's page lacks them
             con.execute("INSERT OR REPLACE INTO maskdiff_journal VALUES (?, ?)",
-                        (student, json.dumps({"moves": moves, "remake": bool(kept_grades)})))
+                        (student, json.dumps({"moves": moves, "remake": remade})))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         apply(workspace, moves)
-        if kept_grades and remake is not None:   # the page the scratch made lacks the hand grades kept
+        if remade and remake is not None:   # the page the scratch made lacks the decisions kept or set aside
             remake(student)
         con.execute("DELETE FROM maskdiff_journal WHERE student = ?", (student,))
     shutil.rmtree(workspace / STAGING / student, ignore_errors=True)
@@ -289,3 +305,14 @@ def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld
     except OSError:
         pass
     return kept_grades
+
+
+def restamp(workspace, keys, stamps):
+    """Record that these (student, notebook) results stand under another version of the course ({notebook:
+    {"version", "points"}}): a regrade's results that had no file to grade again, out of its points now."""
+    with closing(connect(Path(workspace) / "gradebook.db")) as con:
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany("UPDATE maskdiff_result SET version = ?, points = ? WHERE student = ? AND notebook = ?",
+                        [(stamps[notebook]["version"], stamps[notebook]["points"], student, notebook)
+                         for student, notebook in keys])
+        con.execute("COMMIT")

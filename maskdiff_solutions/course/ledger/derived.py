@@ -6,16 +6,17 @@ from pathlib import Path
 from ..intake.platforms import Intake
 from ..records import totals
 from ..records.rows import CSV_NAME, write_csv
+from . import manifest
 from .record import DB_NAME, derived_rows, results
 
 
 def write(course, workspace, rows, intake=None):
     """Write every derived file of the workspace from rows (record.derived_rows)."""
     workspace = Path(workspace)
-    write_csv(rows, workspace / CSV_NAME)
+    manifest.put(workspace, workspace / CSV_NAME, lambda path: write_csv(rows, path))
     totals.not_graded_pages(rows, workspace / "feedback", course.assignment,
                             {Path(name).stem: name for name in course.notebooks()})
-    totals.write_csv(rows, workspace / totals.STUDENT_CSV, intake)
+    manifest.put(workspace, workspace / totals.STUDENT_CSV, lambda path: totals.write_csv(rows, path, intake))
     return rows
 
 

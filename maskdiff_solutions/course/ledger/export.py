@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..intake.platforms import Intake
-from . import commit, derived, record, safekeeping
+from . import commit, decisions, derived, record, safekeeping, versions
 from ..records.answers import make_optional
 from ..records.feedback import generate_feedback
 from ..records.gradebook import AUTOGRADED
@@ -24,6 +24,7 @@ def export(course, workspace=None):
     held = safekeeping.hold(workspace)  # noqa: F841 - not while a grading run writes there
     record.check(course, workspace)
     commit.recover(workspace, remaker(course, workspace))
+    record.take_in_decisions(course, workspace)   # formgrader's, since the last command
     db = workspace / record.DB_NAME
     if not record.results(db):
         raise FileNotFoundError(f"no grading in {workspace}: grade first "
@@ -46,14 +47,32 @@ def remaker(course, workspace):
 
 
 def feedback(course, workspace, students):
-    """Make the feedback pages of these students again; returns {student: why it failed}."""
-    from nbgrader.apps import NbGraderAPI
-    tools_on_path()
-    api = NbGraderAPI(config=course.nbgrader_config(workspace))
-    failed = {}
-    for student in students:
-        with nbgrader_errors() as errors:
-            result = generate_feedback(api, course.assignment, student)
-        if not result["success"]:
-            failed[student] = failure(result, errors)
+    """Make the feedback pages of these students again, each from the record as it was graded (a notebook
+    graded under other points than the gradebook's cells hold now reads them as they were:
+    course/ledger/versions.py); returns {student: why it failed}."""
+    failed, apis = {}, {}
+    aside = record.set_aside(Path(workspace) / record.DB_NAME)
+    with versions.as_graded(workspace, course.assignment, set(students)) as copies:
+        for student in students:
+            why = make_page(course, workspace, student, copies.get(student), apis)
+            if why:
+                failed[student] = why
+                continue
+            for (who, notebook), dropped in aside.items():   # a person's decisions set aside, named on the page
+                if who == student:
+                    decisions.mark_page(Path(workspace) / "feedback" / student / course.assignment / f"{notebook}.html",
+                                        dropped)
     return failed
+
+
+def make_page(course, workspace, student, db=None, apis=None):
+    """nbgrader's feedback pages of one student, from db (default: the record); '' or why they failed."""
+    from nbgrader.apps import NbGraderAPI
+    apis = {} if apis is None else apis
+    if db not in apis:
+        tools_on_path()
+        overrides = {"CourseDirectory__db_url": f"sqlite:///{db}"} if db else {}
+        apis[db] = NbGraderAPI(config=course.nbgrader_config(workspace, **overrides))
+    with nbgrader_errors() as errors:
+        result = generate_feedback(apis[db], course.assignment, student)
+    return "" if result["success"] else failure(result, errors)

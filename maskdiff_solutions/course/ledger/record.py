@@ -11,11 +11,14 @@ with nbgrader's part of it, stops every command with one sentence and the comman
 (`check`).
 """
 import hashlib
+import json
+import os
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 from ..records.gradebook import AUTOGRADED, out_of_full_points, rescore
+from . import decisions
 from ..records.rows import CSV_NAME, Row, read_csv
 
 DB_NAME = "gradebook.db"
@@ -25,15 +28,29 @@ CREATE TABLE IF NOT EXISTS maskdiff_result (
     reason TEXT NOT NULL DEFAULT '', repairs TEXT NOT NULL DEFAULT '', failed_tests TEXT NOT NULL DEFAULT '',
     late INTEGER NOT NULL DEFAULT 0, file_sha256 TEXT NOT NULL DEFAULT '', submission TEXT NOT NULL DEFAULT '',
     inputs TEXT NOT NULL DEFAULT '', graded_at TEXT NOT NULL DEFAULT '',
+    version TEXT NOT NULL DEFAULT '', points TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (student, notebook));
 CREATE TABLE IF NOT EXISTS maskdiff_answer (
     student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL, digest TEXT NOT NULL,
     PRIMARY KEY (student, notebook, cell));
 CREATE TABLE IF NOT EXISTS maskdiff_journal (student TEXT PRIMARY KEY, moves TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS maskdiff_student (
+    student TEXT PRIMARY KEY, platform TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
+    name_from TEXT NOT NULL DEFAULT '', earlier_names TEXT NOT NULL DEFAULT '[]', first_seen TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_decision (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, student TEXT NOT NULL, notebook TEXT NOT NULL, cell TEXT NOT NULL,
+    kind TEXT NOT NULL, value TEXT NOT NULL, judged TEXT NOT NULL DEFAULT '', who TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT 'held', why TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_derived (
+    path TEXT PRIMARY KEY, digest TEXT NOT NULL, earlier TEXT NOT NULL DEFAULT '', made TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS maskdiff_alias (
+    platform TEXT NOT NULL, key TEXT NOT NULL, student TEXT NOT NULL, PRIMARY KEY (platform, key));
 """
 RESULT_COLUMNS = ("student", "notebook", "status", "reason", "repairs", "failed_tests", "late", "file_sha256",
-                  "submission", "inputs", "graded_at")
+                  "submission", "inputs", "graded_at", "version", "points")
+ADDED = {"maskdiff_result": ("version", "points")}   # columns a record made before them lacks
 NEVER_GRADED = "no grading in this workspace found this notebook of theirs"
+LOCK_WAIT = 10.0   # seconds a command waits for another program's write to the record before it says who holds it
 
 
 class RecordError(ValueError):
@@ -45,6 +62,11 @@ def connect(db):
     writes rather than failing on them."""
     con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
     con.executescript(SCHEMA)
+    for table, columns in ADDED.items():
+        have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+        for column in columns:
+            if column not in have:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
     return con
 
 
@@ -52,12 +74,55 @@ def has_record(db):
     if not Path(db).is_file():
         return False
     try:
-        with closing(sqlite3.connect(str(db))) as con:
+        with closing(sqlite3.connect(str(db), timeout=LOCK_WAIT)) as con:
             return con.execute("SELECT 1 FROM sqlite_master WHERE name = 'maskdiff_result'").fetchone() is not None
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err) or "busy" in str(err):   # another program is writing: never "damaged"
+            raise RecordError(f"{db} is locked: {held_by(db)} is writing to it, and it stayed locked for "
+                              f"{LOCK_WAIT:g} s; wait for it to finish (or stop it), then run the command again; "
+                              f"nothing was done") from None
+        raise RecordError(_damaged(db)) from None
     except sqlite3.DatabaseError:
-        raise RecordError(f"{db} is not a database (damaged, or another file put in its place): "
-                          f"`python -m maskdiff_solutions undo --workspace {Path(db).parent}` puts back the latest "
-                          f"earlier grading; nothing was done") from None
+        raise RecordError(_damaged(db)) from None
+
+
+def _damaged(db):
+    return (f"{db} is not a database (damaged, or another file put in its place): `python -m maskdiff_solutions "
+            f"undo --workspace {Path(db).parent}` puts back the latest earlier grading; nothing was done")
+
+
+def holders(path):
+    """[(process id, its command line)] of the other processes that have the file open (formgrader keeps
+    the gradebook open while it runs); those this user may look into (/proc)."""
+    path, found = Path(path).resolve(), []
+    for process in Path("/proc").glob("[0-9]*"):
+        if int(process.name) == os.getpid():
+            continue
+        try:
+            if any(Path(os.readlink(fd)) == path for fd in (process / "fd").iterdir()):
+                command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                found.append((int(process.name), command[:120]))
+        except OSError:   # gone, or not ours to look into
+            continue
+    return found
+
+
+def held_by(path):
+    """Who has the file open, in words."""
+    found = holders(path)
+    if not found:
+        return "another program (none of this user's processes has it open: another user's, or a program on another machine)"
+    return ", ".join(f"process {pid} (`{command}`)" for pid, command in found[:3])
+
+
+def refuse_while_open(db, command):
+    """Stop `command`, which replaces the record's file, while another program has it open (formgrader: what it
+    writes next would go to the file replaced, and be lost) or holds it locked."""
+    if Path(db).is_file() and holders(db):
+        raise RecordError(f"{db} is open in {held_by(db)}: `{command}` would replace the file under it, and what it "
+                          f"writes next would be lost; stop it (formgrader: Ctrl-C in its terminal), then run "
+                          f"`{command}` again; nothing was done")
+    has_record(db)   # locked: said the same way
 
 
 def results(db):
@@ -74,7 +139,7 @@ def put_result(con, row, **extra):
     """Record (replace) one row's result inside the caller's transaction."""
     values = {"student": row.student, "notebook": row.notebook, "status": row.status, "reason": row.reason,
               "repairs": row.repairs, "failed_tests": row.failed_tests, "late": 0, "file_sha256": "",
-              "submission": "", "inputs": "", "graded_at": "", **extra}
+              "submission": "", "inputs": "", "graded_at": "", "version": "", "points": "", **extra}
     con.execute(f"INSERT OR REPLACE INTO maskdiff_result ({', '.join(RESULT_COLUMNS)}) VALUES "
                 f"({', '.join('?' * len(RESULT_COLUMNS))})", [values[c] for c in RESULT_COLUMNS])
 
@@ -111,12 +176,42 @@ def derived_rows(course, workspace):
             row = row_of(found) if found else Row(student, notebook, "missing", reason=NEVER_GRADED)
             late[(student, notebook)] = bool(found and found["late"])
             rows.append(row)
-    if rows:
-        rescore(db, course.assignment, rows, course.answers_optional)
-        out_of_full_points(db, course.assignment, rows, course.answers_optional)
+    if rows:   # each out of the points it was graded under (course/ledger/versions.py)
+        under = {key: json.loads(found["points"]) for key, found in stored.items() if found.get("points")}
+        rescore(db, course.assignment, rows, course.answers_optional,
+                {key: points["cells"] for key, points in under.items()})
+        out_of_full_points(db, course.assignment, rows, course.answers_optional, {key: (
+            sum(most for cell, most in points["cells"].items() if cell not in points["answers"]),
+            sum(most for cell, most in points["cells"].items() if cell in points["answers"])) for key, points in under.items()})
+    aside = set_aside(db) if rows else {}
     for row in rows:
         row.late = "yes" if late[(row.student, row.notebook)] else ""
+        if (row.student, row.notebook) in aside:   # a person's decision set aside is named in its row
+            row.reason = "; ".join(filter(None, [row.reason, decisions.note(aside[(row.student, row.notebook)])]))
     return rows
+
+
+def set_aside(db):
+    """{(student, notebook): [decisions set aside, still to decide again]} (course/ledger/decisions.py)."""
+    with closing(connect(db)) as con:
+        return decisions.set_aside(con)
+
+
+def take_in_decisions(course, workspace):
+    """Record every decision a person made in formgrader since the last command (decisions.take_in);
+    every command that reads the record runs it first. Returns how many."""
+    db = Path(workspace) / DB_NAME
+    if not has_record(db):
+        return 0
+    with closing(connect(db)) as con:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            made = decisions.take_in(con, course.assignment)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return made
 
 
 def check(course, workspace):

@@ -16,10 +16,11 @@ import json
 import os
 import shutil
 import time
+from contextlib import closing
 from pathlib import Path
 
 from ..intake.platforms import INTAKE_NAME, UNMATCHED
-from . import record
+from . import decisions, record
 from ..records.rows import CSV_NAME, read_csv
 from ..records.totals import STUDENT_CSV
 
@@ -30,6 +31,7 @@ KEPT = 5
 RESULTS = (CSV_NAME, STUDENT_CSV, "gradebook.db", INTAKE_NAME, UNMATCHED, "grading-state.json",
            "grading-summary.png", "grading-summary.txt", "submitted", "autograded", "feedback")
 ABOUT = "about.json"
+UNFINISHED = ".grading-unfinished"   # a grading has started changing the workspace and not finished
 
 
 class WorkspaceBusy(RuntimeError):
@@ -103,6 +105,25 @@ def completed(folder):
         (Path(folder) / ABOUT).write_text(json.dumps(about))
 
 
+def begin(workspace, why):
+    """A grading starts changing the workspace: until `finish`, the workspace says so (`unfinished`)."""
+    (Path(workspace) / UNFINISHED).write_text(json.dumps({"before": why, "kept": time.strftime("%Y-%m-%d %H:%M:%S")}))
+
+
+def finish(workspace):
+    """The grading `begin` announced has finished (or changed nothing): the workspace is whole again."""
+    (Path(workspace) / UNFINISHED).unlink(missing_ok=True)
+
+
+def unfinished(workspace):
+    """{"before": what the grading was, "kept": when it started} of a grading of the workspace stopped before
+    it finished (Ctrl-C, a kill, a crash) that nothing finished or undid since; else None."""
+    try:
+        return json.loads((Path(workspace) / UNFINISHED).read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def _about(folder):
     try:
         return json.loads((Path(folder) / ABOUT).read_text())
@@ -114,15 +135,13 @@ def undo(workspace):
     """Put the latest kept grading back (what it replaces is kept as `<when>-undone`); returns
     (the folder put back, what it was kept before, the folder now holding what was replaced)."""
     workspace = Path(workspace)
-    candidates = [folder for folder in _kept(workspace) if not folder.name.endswith("-undone")]
-    if not candidates:
-        raise FileNotFoundError(f"{workspace} holds no earlier grading to put back (none in {workspace / EARLIER})")
-    latest = candidates[-1]
+    latest = latest_kept(workspace)
     about = json.loads((latest / ABOUT).read_text())
     replaced = _new_folder(workspace, "-undone")
     _copy_results(workspace, replaced)
     (replaced / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"),
                                               "before": f"undo, which put back the grading kept {about['kept']}"}))
+    finish(workspace)   # what was there before that grading started: whole
     for name in RESULTS:  # exactly what was there: a file the earlier grading had not written goes
         _remove(workspace / name)
         if (latest / name).exists():
@@ -131,15 +150,59 @@ def undo(workspace):
     return latest, about, replaced
 
 
-def earlier_points(workspace):
+def latest_kept(workspace):
+    """The latest earlier grading kept that `undo` puts back (FileNotFoundError where there is none)."""
+    candidates = [folder for folder in _kept(workspace) if not folder.name.endswith("-undone")]
+    if not candidates:
+        raise FileNotFoundError(f"{workspace} holds no earlier grading to put back (none in {Path(workspace) / EARLIER})")
+    return candidates[-1]
+
+
+def take_back(course, workspace, remake):
+    """`undo`: the latest grading taken back, and every decision a person made since (formgrader's hand
+    grades, overrides, comments) applied again to what that grading did not touch, or where the answer it
+    judged is the one put back; the others set aside and named (course/ledger/decisions.py). Returns
+    (undo's three values, the decisions applied, those set aside)."""
+    db = Path(workspace) / record.DB_NAME
+    record.take_in_decisions(course, workspace)
+    before = record.results(db)
+    with closing(record.connect(db)) as con:
+        made = decisions.since(con, 0)
+    put, about, replaced = undo(workspace)
+    after = record.results(db)
+    applied, aside = [], []
+    with closing(record.connect(db)) as con:
+        last = decisions.last_id(con)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for decision in made:
+                if decision["id"] <= last or decision["state"] != "held":
+                    continue
+                key = (decision["student"], decision["notebook"])
+                untouched = key in before and key in after and all(
+                    before[key][part] == after[key][part] for part in ("status", "file_sha256", "graded_at"))
+                done = decisions.apply(con, course.assignment, decision, f"the grading it was made on was undone "
+                                       f"({about['kept']}): the answer it judged is no longer the one graded", untouched)
+                (applied if done else aside).append(decision)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    for student in sorted({d["student"] for d in applied + aside}):
+        remake(student)
+    return (put, about, replaced), applied, aside
+
+
+def earlier_points(workspace, notebooks=None):
     """{student: (points, out of, when)} from the latest kept grading, not an undone one, in which
-    each student had a notebook that was found (any status but missing)."""
+    each student had a notebook that was found (any status but missing); of the notebooks named (stems),
+    or all."""
     found = {}
     for folder in reversed(_kept(workspace)):
         if folder.name.endswith("-undone") or not (folder / CSV_NAME).is_file():
             continue
         when = json.loads((folder / ABOUT).read_text())["kept"]
-        rows = read_csv(folder / CSV_NAME)
+        rows = [row for row in read_csv(folder / CSV_NAME) if notebooks is None or row.notebook in notebooks]
         for student in {row.student for row in rows if row.status != "missing"} - set(found):
             mine = [row for row in rows if row.student == student]
             found[student] = (sum(r.auto_score + r.manual_score for r in mine),

@@ -59,13 +59,16 @@ def notebook_points(gradebook, assignment, notebook):
             sum(cell.max_score for cell in cells.grade_cells if cell.name in answers))
 
 
-def out_of_full_points(db, assignment, rows, optional=False):
+def out_of_full_points(db, assignment, rows, optional=False, graded_under=None):
     """Rows that score 0 (missing, failed) out of their notebook's full points, so that every
-    student's total has the same maximum; nothing in them is left for a person to grade."""
+    student's total has the same maximum; nothing in them is left for a person to grade. graded_under:
+    {(student, notebook): (autograded, manual) points} a row was graded out of (else the notebook's now)."""
+    graded_under = graded_under or {}
     with open_gradebook(db) as gradebook:
         for row in rows:
             if row.status in ("missing", "failed"):
-                row.auto_max, row.manual_max = notebook_points(gradebook, assignment, row.notebook)
+                row.auto_max, row.manual_max = graded_under.get((row.student, row.notebook)) or \
+                    notebook_points(gradebook, assignment, row.notebook)
                 row.auto_score = row.manual_score = row.manual_pending = 0.0
                 row.review = ""
                 if optional:
@@ -88,12 +91,13 @@ def score_row(row, got, optional=False):
 AUTOGRADED = ("graded", "repaired", "flagged")   # the statuses whose rows the gradebook holds scores for
 
 
-def rescore(db, assignment, rows, optional=False):
+def rescore(db, assignment, rows, optional=False, maxima=None):
     """Each autograded row of `rows` takes the scores the gradebook holds now (a person's manual grades
-    and overrides since grading count); the other fields, failed_tests included, stay as grading wrote
-    them. A row the gradebook does not know keeps its scores. Returns rows. One query for them all
-    (`all_scores`): nbgrader's ORM costs ~20 ms a notebook, a minute for a class of hundreds."""
-    held = all_scores(db, assignment)
+    and overrides since grading count), out of the points it was graded under (maxima, all_scores); the
+    other fields, failed_tests included, stay as grading wrote them. A row the gradebook does not know
+    keeps its scores. Returns rows. One query for them all (`all_scores`): nbgrader's ORM costs ~20 ms a
+    notebook, a minute for a class of hundreds."""
+    held = all_scores(db, assignment, maxima)
     for row in rows:
         if row.status in AUTOGRADED and (row.student, row.notebook) in held:
             score_row(row, held[(row.student, row.notebook)], optional)
@@ -114,8 +118,10 @@ JOIN submitted_assignment sa ON s.assignment_id = sa.id JOIN assignment a ON sa.
 WHERE a.name = ? ORDER BY sa.student_id, n.name, b.name"""
 
 
-def all_scores(db, assignment):
-    """{(student, notebook): scores(...)} of every submitted notebook of the assignment, in one query."""
+def all_scores(db, assignment, maxima=None):
+    """{(student, notebook): scores(...)} of every submitted notebook of the assignment, in one query;
+    maxima: {(student, notebook): {cell: points}} a notebook was graded out of (else its cells' now)."""
+    maxima = maxima or {}
     con = sqlite3.connect(db)
     try:
         found = con.execute(ALL_GRADES, (assignment,)).fetchall()
@@ -123,6 +129,7 @@ def all_scores(db, assignment):
         con.close()
     out = {}
     for student, notebook, name, most, auto, manual, extra, needs, answer in found:
+        most = maxima.get((student, notebook), {}).get(name, most)
         row = out.setdefault((student, notebook), {"auto_score": 0.0, "auto_max": 0.0, "manual_score": 0.0,
                                                    "manual_max": 0.0, "manual_pending": 0.0, "failed": [],
                                                    "tests": {}, "review": []})
@@ -205,7 +212,9 @@ def strip_submissions(db):
         with con:
             for table in SUBMISSION_TABLES:
                 con.execute(f"DELETE FROM {table}")
-            for table in ("maskdiff_result", "maskdiff_answer", "maskdiff_journal"):
+            ours = [name for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                                    "AND name LIKE 'maskdiff\\_%' ESCAPE '\\'")]
+            for table in ours:   # the course's own tables of the record: no student's grading reads them
                 con.execute(f"DROP TABLE IF EXISTS {table}")
         con.execute("VACUUM")
     finally:

@@ -43,7 +43,7 @@ from ...grading.core import grading_seed
 from ..intake import platforms, untracked
 from ..intake.folder import students
 from ..layout import warm_caches
-from ..ledger import commit, derived, record, safekeeping
+from ..ledger import commit, derived, identity, manifest, record, returns, safekeeping, versions
 from ..records import totals
 from ..records.answers import make_optional
 from ..records.gradebook import strip_submissions
@@ -83,7 +83,7 @@ def check_settings(course, jobs=1, executor="local", retries=0, timeout=0.0, sch
 def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="auto", notebooks=None,
           executor="local", scheduler=None, retries=2, timeout=0.0, only_changed=False, notebook_jobs=None,
           canary=True, prove_again=False, roster=None, any_roster=False, any_notebooks=False, in_git=False,
-          replace=False):
+          replace=False, regrade=False):
     """Grade every student of submissions into workspace. executor "local": `jobs` processes on this
     machine; "dask": a Dask cluster at `scheduler` (course/run/cluster.py), each lost student tried
     `retries` more times, each given at most `timeout` seconds (0: no limit). only_changed: students
@@ -97,7 +97,9 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     grading before the workspace changes (course/intake/mistakes.py), unless any_roster / any_notebooks;
     so does a workspace inside a git work tree that git would not ignore (course/intake/untracked.py),
     unless in_git. A workspace's earlier results are copied aside first (course/ledger/safekeeping.py:
-    `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py)."""
+    `undo`), and a result with no file in this batch stays unless replace (course/run/earlier.py).
+    regrade: submissions are the workspace's own files (course/run/regrade.py): who each student is and
+    their late flags stay as the record holds them, and the results of others stay without a word."""
     workspace = Path(workspace or course.root).resolve()
     if not Path(submissions).exists():
         raise FileNotFoundError(f"no submissions folder or export at {submissions}")
@@ -111,16 +113,22 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     workspace.mkdir(parents=True, exist_ok=True)
     held = safekeeping.hold(workspace)  # noqa: F841 - one run per workspace; dropped as grade() ends
     # what was handed in, checked (a wrong roster or week stops here) before the workspace changes
-    aside, why = {}, f"grading {', '.join(Path(name).stem[:2] for name in selected)} from {Path(submissions).name}"
+    numbers = ', '.join(Path(name).stem[:2] for name in selected)
+    aside, why = {}, (f"regrading {numbers} under the course as it is now" if regrade else
+                      f"grading {numbers} from {Path(submissions).name}")
 
     def set_aside():  # the input passed its checks: the earlier results are read, then copied aside
         record.check(course, workspace)   # a record lost or at odds with the workspace stops everything
         commit.recover(workspace, remaker(course, workspace))   # a grading killed mid-commit: finished
+        manifest.refuse_edited(workspace, "grade")   # a grade typed into a derived file is never lost unsaid
+        record.take_in_decisions(course, workspace)   # formgrader's since the last command, before the copy kept
         aside["earlier"] = Earlier.of(course, workspace, selected, replace)
         aside["intake"] = platforms.Intake.load(workspace)
+        safekeeping.begin(workspace, why)   # until it finishes, `export --to` refuses to mix old and new
         aside["kept"] = safekeeping.keep(workspace, why)
+    known = identity.known(workspace / record.DB_NAME)   # who the record knows: found again by their keys
     submissions, intake = platforms.take_in(course, submissions, workspace, roster, selected, any_roster,
-                                            any_notebooks, before_writing=set_aside)
+                                            any_notebooks, before_writing=set_aside, known=known)
     earlier = aside["earlier"]
     remember_intake(workspace, aside["intake"], intake)
     cache = warm_caches(selected) if executor == "local" else ""  # each worker builds its own
@@ -135,7 +143,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
     inputs = rerun.inputs_hash(course, selected, sandbox, limits)
     results = rerun.reusable(course, workspace, batch, selected, inputs) if only_changed else {}
     main_db = workspace / "gradebook.db"
-    committed = Committer(course, workspace, earlier, intake, inputs)
+    committed = Committer(course, workspace, earlier, intake, inputs, regrade)
     for student in record.lost_pages(course, workspace):   # a page deleted by hand: made again
         committed.remake(student)
     with tempfile.TemporaryDirectory(prefix="maskdiff-grading-") as scratch:
@@ -176,8 +184,16 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                 merging += time.perf_counter() - started
                 results[student] = result
                 bar.finished(student)
-            committed.absent(set(batch))
+            if not regrade:   # a regrade's batch is every file the workspace holds of those notebooks
+                committed.absent(set(batch))
+            else:   # and its rows without a file stand under the course as it is now
+                committed.restamp({Path(name).stem for name in selected}, set(batch))
             rows = everyone(course, workspace, intake)
+        except Exception:
+            if not committed.done:   # nobody's result changed (a failed canary): the grading before stands whole
+                safekeeping.completed(aside["kept"])
+                safekeeping.finish(workspace)
+            raise
         except KeyboardInterrupt:
             bar.close()
             with ignoring_interrupts():   # what stands is made whole first: a second Ctrl-C waits for it
@@ -187,6 +203,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
         finally:
             bar.close()
     safekeeping.completed(aside["kept"])
+    safekeeping.finish(workspace)
     tests = {(student, notebook): scores_ for student in sorted(results)
              for notebook, scores_ in results[student].tests.items()}
     seconds = {(student, notebook): value for student in sorted(results)
@@ -197,6 +214,8 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                      f"`python -m maskdiff_solutions undo --workspace {workspace}` puts it back")
     if late:
         canary_note = "\n".join(filter(None, [canary_note, out_of_time_sentence(late)]))
+    lines += returns.refresh(course, workspace)   # the platform files an export wrote, as the record is now
+    lines += versions.lines(course, workspace)   # notebooks of others graded under an earlier course
     return Report(rows, workspace / CSV_NAME, workspace / "feedback", tests, merging, seconds,
                   course.answers_optional, canary_note, lines)
 

@@ -3,8 +3,10 @@
 A grading replaces the results of the notebooks it was asked to grade for the students whose files it
 found. Every other result in the workspace stays as it was: other notebooks, students not in this
 batch, and a notebook a student had handed in before and is missing now (a wrong or partial zip). Each
-result kept for want of a file is listed (its row's reason says so too). `--replace` grades those as
-missing instead (0, out of the notebook's points, with their gradebook entries and pages gone).
+result kept for want of a file is listed (its row's reason says so too). `--replace` grades the notebooks
+that the students of this batch did not hand in this time as missing instead (0, out of the notebook's
+points, with their gradebook entries and pages gone), and says how many; students not in the batch keep
+their results.
 Whatever a grading changes is copied first into the workspace's earlier-gradings/
 (course/ledger/safekeeping.py), so `undo` puts it back.
 """
@@ -12,10 +14,8 @@ from dataclasses import dataclass, replace as copy_row
 from pathlib import Path
 
 from ..ledger import record
-from ..records.rows import Row
 
 KEPT_REASON = "not in this batch: the earlier grading's result kept (grade with --replace to score it as missing)"
-REPLACED_REASON = "not in this batch: the earlier grading's result replaced (--replace)"
 
 
 @dataclass
@@ -53,16 +53,17 @@ class Earlier:
     def had_result(self, student, notebook):
         return (student, notebook) in self.rows
 
-    def keeps(self, student, rows):
+    def keeps(self, student, rows, handed=True):
         """The notebooks (stems) of this student's new rows whose earlier result stays: found before,
-        missing now, and no --replace."""
-        if self.replace:
+        missing now, and no --replace (which is about the students who handed in something this time:
+        handed; a roster's student who handed in nothing keeps theirs)."""
+        if self.replace and handed:
             return set()
         return {row.notebook for row in rows if row.status == "missing" and self._had_work(student, row.notebook)}
 
-    def note_replaced(self, student, row):
+    def note_replaced(self, student, row, handed=True):
         """A new missing row of the batch that replaces earlier work (--replace): listed by `lines`."""
-        if self.replace and row.status == "missing" and self._had_work(student, row.notebook):
+        if self.replace and handed and row.status == "missing" and self._had_work(student, row.notebook):
             self.replaced.append(_kept(self.rows[(student, row.notebook)]))
 
     def kept_row(self, student, notebook):
@@ -75,17 +76,13 @@ class Earlier:
 
     def absent(self, batch):
         """(student, rows to record, rows kept) of each student not in batch with an earlier result of a
-        notebook graded now: kept, or with --replace a missing row (its gradebook entries and pages go)."""
+        notebook graded now: kept, their reason saying so (--replace is about the students of the batch: a
+        late zip of one student replaces nobody else's work)."""
         mine = {}
         for (student, notebook), old in sorted(self.rows.items()):
             if student in batch or notebook not in self.graded_now or old.status == "missing":
                 continue
-            rows, kept = mine.setdefault(student, ([], []))
-            if self.replace:
-                rows.append(Row(student, notebook, "missing", reason=REPLACED_REASON))
-                self.replaced.append(_kept(old))
-            else:
-                kept.append(self.kept_row(student, notebook))
+            mine.setdefault(student, ([], []))[1].append(self.kept_row(student, notebook))
         return [(student, rows, kept) for student, (rows, kept) in mine.items()]
 
     def lines(self):

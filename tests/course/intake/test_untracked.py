@@ -99,8 +99,8 @@ def test_following_the_canvas_guide_in_a_clone_leaves_git_status_clean(course, t
     exports.write_zip(downloads / "submissions.zip", {"nunezzoe_6161_1003_homework.pdf": b"%PDF-1.4",
                                                       "doejane_4242_1001_notes.txt": b"see attached"})
     guide = (ROOT / "docs" / "platforms" / "canvas.md").read_text()
-    commands = re.findall(r"^\s*(python -m maskdiff_solutions (?:grade|export) .*)$", guide, re.MULTILINE)
-    assert [c.split()[3] for c in commands] == ["grade", "export"], commands
+    commands = re.findall(r"^\s*(python -m maskdiff_solutions (?:grade|export) .*)$", guide, re.MULTILINE)[:2]
+    assert [c.split()[3] for c in commands] == ["grade", "export"], commands   # take in, put back
     _, roster = exports.canvas(course, tmp_path)   # its assignment column: the one the guide exports to
     column = shlex.split(commands[1])[shlex.split(commands[1]).index("--column") + 1]
     (downloads / "gradebook.csv").write_text(roster.read_text().replace("Masked diffusion (777)", column))
@@ -109,6 +109,7 @@ def test_following_the_canvas_guide_in_a_clone_leaves_git_status_clean(course, t
         argv = shlex.split(command.replace("~/Downloads", str(downloads)))
         assert argv[:3] == ["python", "-m", "maskdiff_solutions"]
         assert cli.main(argv[3:]) == 0, command
-    written = {p.relative_to(clone / "grading" / "week1").parts[0] for p in (clone / "grading" / "week1").rglob("*")}
+    ws = clone / shlex.split(commands[0])[shlex.split(commands[0]).index("--workspace") + 1]
+    written = {p.relative_to(ws).parts[0] for p in ws.rglob("*")}
     assert {"feedback", "grades-by-notebook.csv", "grades-canvas.csv", "intake"} <= written, written
     assert git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""

@@ -54,7 +54,7 @@ def only(mapping, notebook):
 def test_grading_notebook_02_leaves_notebook_01_as_it_was(course, term, tmp_path):
     workspace, roster, _, students = term
     for n, student in enumerate(students):
-        records.hand_grade(workspace, student, N01, ANSWER01, 1 + n / 2, f"comment {n}")
+        records.hand_grade(workspace, student, N01, ANSWER01, 0.5 + n / 2, f"comment {n}")
     assert records.run(course, "export", "--workspace", workspace)[0] == 0
     before = {"gradebook": only(records.gradebook(workspace), N01), "rows": only(records.rows(workspace), N01),
               "files": only(records.files(workspace), N01)}
@@ -72,13 +72,17 @@ def test_grading_notebook_02_leaves_notebook_01_as_it_was(course, term, tmp_path
     assert records.run(course, "export", "--workspace", workspace)[0] == 0
     for n, student in enumerate(students):
         row = records.rows(workspace)[(student, N01)]
-        assert (row.auto_score, row.manual_score, row.manual_pending) == (16.0, 1 + n / 2, 0.0), row
-    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--column", COLUMN)
+        assert (row.auto_score, row.manual_score, row.manual_pending) == (16.0, 0.5 + n / 2, 0.0), row
+    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--notebook", "01",
+                                 "--column", COLUMN)
     assert status == 0, err
     got = records.canvas(workspace)
+    assert got == {s.canvas_id: 16.0 + 0.5 + n / 2 for n, s in enumerate(sorted(CLASS, key=lambda s: _sid(s, students)))}
+    # and week 2's column (found by its title in the roster) holds week 2's marks only
+    status, _, err = records.run(course, "export", "--workspace", workspace, "--to", "canvas", "--notebook", "02")
+    assert status == 0, err
     week2_points = sum(v or 0.0 for v in fake_grading.expected(week2_nb).values())
-    assert got == {s.canvas_id: 16.0 + 1 + n / 2 + week2_points
-                   for n, s in enumerate(sorted(CLASS, key=lambda s: _sid(s, students)))}
+    assert records.canvas(workspace) == {s.canvas_id: week2_points for s in CLASS}
 
 
 def _sid(person, students):
@@ -290,3 +294,63 @@ def test_a_regrade_never_doubles_a_reason(course, fake, tmp_path):
         assert records.grade(course, batch, workspace, roster=roster, notebooks=("01",))[0] == 0
     (row,) = [row for (student, _), row in records.rows(workspace).items() if student.startswith(bob.sortable)]
     assert row.status == "missing" and row.reason.count("nothing was handed in") == 1, row.reason
+
+
+# ------------------------------------------------------------------------------------- issue 62, item 6 (the record's part)
+
+HOLD = {"locked": "con.execute('BEGIN EXCLUSIVE')",
+        "open": "con.execute('SELECT COUNT(*) FROM grade').fetchall()"}   # another program's lock; formgrader's open file
+
+
+@pytest.fixture
+def other_program(term):
+    """Another program that has gradebook.db locked, or open as formgrader keeps it, until the test ends."""
+    import subprocess
+    import sys
+    running = []
+
+    def start(how):
+        code = (f"import sqlite3, sys, time; con = sqlite3.connect({str(term[0] / 'gradebook.db')!r}, "
+                f"isolation_level=None); {HOLD[how]}; print('ready', flush=True); time.sleep(120)")
+        process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        assert process.stdout.readline().strip() == "ready"
+        running.append(process)
+        return process
+    yield start
+    for process in running:
+        process.kill()
+        process.wait()
+
+
+def test_a_gradebook_locked_by_another_program_is_called_locked_and_undo_refuses(course, term, other_program,
+                                                                                 monkeypatch):
+    from maskdiff_solutions.course.ledger import record
+    workspace = term[0]
+    monkeypatch.setattr(record, "LOCK_WAIT", 0.5)
+    before = records.record(workspace)
+    holder = other_program("locked")
+    for command in ("export", "undo"):
+        status, _, err = records.run(course, command, "--workspace", workspace)
+        assert status == 2, err
+        (line,) = records.error_lines(err)
+        assert "locked" in line and f"process {holder.pid}" in line and "damaged" not in line, line
+    holder.kill()
+    holder.wait()
+    assert records.record(workspace) == before, "nothing was done"
+    assert records.run(course, "export", "--workspace", workspace)[0] == 0
+
+
+def test_undo_refuses_while_formgrader_has_the_gradebook_open(course, term, other_program, tmp_path):
+    workspace, roster, week1, _ = term
+    assert records.grade(course, week1, workspace, roster=roster, notebooks=("01",))[0] == 0   # something to undo
+    before = records.record(workspace)
+    formgrader = other_program("open")
+    assert records.run(course, "export", "--workspace", workspace)[0] == 0   # reading it is no harm
+    status, _, err = records.run(course, "undo", "--workspace", workspace)
+    assert status == 2, err
+    (line,) = records.error_lines(err)
+    assert f"open in process {formgrader.pid}" in line and "formgrader" in line, line
+    assert records.record(workspace)["gradebook"] == before["gradebook"]
+    formgrader.kill()
+    formgrader.wait()
+    assert records.run(course, "undo", "--workspace", workspace)[0] == 0

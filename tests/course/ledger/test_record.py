@@ -28,7 +28,7 @@ def template(course, tmp_path_factory):
     return folder / "ws" / "gradebook.db"
 
 
-def scratch_for(course, template, scratch, student, notebook, answer="my answer", auto=1.0):
+def scratch_for(course, template, scratch, student, notebook, answer="my answer", auto=1.0, code=""):
     """A scratch workspace as a student's grading leaves it: their graded notebook in the gradebook
     copy (every test cell `auto` of its points, the answer to grade by a person), the file handed in,
     the autograded copy and a feedback page."""
@@ -47,6 +47,8 @@ def scratch_for(course, template, scratch, student, notebook, answer="my answer"
     for cell in nb.cells:
         if notebooks.grade_id(cell) == ANSWER:
             cell.source = answer
+        elif notebooks.is_function(cell) and code:
+            cell.source += code   # the code its tests read
     for kind in ("handed-in", "work/autograded"):
         path = scratch / kind / student / course.assignment / f"{notebook}.ipynb"
         path.parent.mkdir(parents=True)
@@ -68,8 +70,9 @@ def workspace_with(course, template, tmp_path):
     return workspace
 
 
-def graded(course, template, workspace, tmp_path, student, notebook, answer="my answer", name="s1", auto=1.0):
-    scratch = scratch_for(course, template, tmp_path / name, student, notebook, answer, auto)
+def graded(course, template, workspace, tmp_path, student, notebook, answer="my answer", name="s1", auto=1.0,
+           code=""):
+    scratch = scratch_for(course, template, tmp_path / name, student, notebook, answer, auto, code)
     row = Row(student, notebook, "graded")
     return commit.commit(workspace, scratch, course.assignment, stems(course), student, [row],
                          {notebook: {"submission": "h", "inputs": "i"}})
@@ -128,8 +131,9 @@ def test_a_hand_grade_stays_while_its_answer_is_unchanged_and_only_then(course, 
     assert "graded by hand" not in row["reason"]
     graded(course, template, workspace, tmp_path, "ann", NB01, answer="changed", name="c")
     assert answer_grade(workspace, course, "ann") == (None, True, None)   # to grade again, by name
-    (row,) = [r for r in record.results(workspace / "gradebook.db").values()]
-    assert f"to grade again: {ANSWER}" in row["reason"]
+    (row,) = record.derived_rows(course, workspace)
+    assert "set aside, to grade again: telescoping_product (grade 1.5, comment 'close'; by " in row.reason
+    assert "the answer it judged has changed since" in row.reason
 
 
 @pytest.mark.parametrize("point", ["staged", "committed", "half-moved"])
@@ -216,9 +220,10 @@ def test_the_scores_of_one_query_are_nbgraders(course, template, tmp_path):
     assert want["bo", NB01]["review"] and want["ann", NB01]["manual_score"] == 1.5
 
 
-def test_a_persons_override_of_a_test_stays_while_nothing_graded_in_the_notebook_changed(course, template, tmp_path):
+def test_a_persons_override_of_a_test_stays_while_the_code_it_reads_is_unchanged(course, template, tmp_path):
     """A drawing reviewed by a person (a manual score on an autograded test) survives a regrade of the same
-    notebook, and goes back to the checker's verdict once anything graded in it changed."""
+    notebook and one in which only a written answer changed (not the code its test reads), and goes back to
+    the checker's verdict once the code changed, named in the row as set aside."""
     workspace = workspace_with(course, template, tmp_path)
     graded(course, template, workspace, tmp_path, "ann", NB01, answer="same", name="a")
     with open_gradebook(workspace / "gradebook.db") as gradebook:
@@ -233,4 +238,8 @@ def test_a_persons_override_of_a_test_stays_while_nothing_graded_in_the_notebook
     graded(course, template, workspace, tmp_path, "ann", NB01, answer="same", name="b")
     assert override() == 0.25
     graded(course, template, workspace, tmp_path, "ann", NB01, answer="changed", name="c")
+    assert override() == 0.25, "a written answer is not the code a test reads"
+    graded(course, template, workspace, tmp_path, "ann", NB01, answer="changed", name="d", code="\n# tidied")
     assert override() is None
+    (row,) = record.derived_rows(course, workspace)
+    assert f"{name} (grade 0.25; by " in row.reason and "the code its test reads has changed" in row.reason

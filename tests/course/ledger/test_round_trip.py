@@ -35,6 +35,12 @@ def moodle_graded(course, tmp_path_factory):
     return folder / "ws", report
 
 
+def columns(course, workspace, platform):
+    """The one column `export --to platform` writes (course/ledger/columns.py): notebook 01's."""
+    named = ["Masked diffusion (777)"] if platform == "canvas" else []
+    return returns.before_export(course, workspace, platform, columns=named, allow_zeros=True)[0]
+
+
 def test_every_student_has_a_row_out_of_the_same_maximum(canvas_graded):
     workspace, report = canvas_graded
     rows = {row.student: row for row in report.rows}
@@ -70,7 +76,7 @@ def test_canvas_takes_the_grades_back(canvas_graded, course):
     workspace, _ = canvas_graded
     rows, _, failed = export(course, workspace)
     assert not failed
-    written, blank = returns.put_back(course, workspace, "canvas", rows, "Masked diffusion (777)")
+    written, blank = returns.put_back(course, workspace, "canvas", rows, columns(course, workspace, "canvas"))
     grades, points = importers.canvas_grades(workspace / "grades-canvas.csv")
     assert set(grades) == {"4242", "5151", "6161", "7171", "8181"}
     assert points == {"Masked diffusion (777)": 18.0} or list(points) == ["Masked diffusion (777)"]
@@ -87,7 +93,7 @@ def test_canvas_takes_the_grades_back(canvas_graded, course):
 def test_moodle_takes_the_grades_and_the_feedback_back(moodle_graded, course):
     workspace, report = moodle_graded
     rows, _, _ = export(course, workspace)
-    written, blank = returns.put_back(course, workspace, "moodle", rows)
+    written, blank = returns.put_back(course, workspace, "moodle", rows, columns(course, workspace, "moodle"))
     participants = {301, 302, 303, 304}
     got = importers.moodle_grades(workspace / "grades-moodle.csv", participants)
     assert set(got) == participants
@@ -99,7 +105,7 @@ def test_moodle_takes_the_grades_and_the_feedback_back(moodle_graded, course):
 def test_the_other_platform_is_refused_with_the_reason(canvas_graded, course):
     workspace, report = canvas_graded
     with pytest.raises(ValueError, match="taken in from canvas"):
-        returns.put_back(course, workspace, "moodle", report.rows)
+        returns.put_back(course, workspace, "moodle", report.rows, [])
 
 
 def test_a_wrong_roster_or_week_leaves_the_grades_and_their_export_alone(canvas_graded, course, tmp_path):
@@ -112,7 +118,7 @@ def test_a_wrong_roster_or_week_leaves_the_grades_and_their_export_alone(canvas_
 
     def exported():
         rows, _, _ = export(course, workspace)
-        returns.put_back(course, workspace, "canvas", rows, "Masked diffusion (777)")
+        returns.put_back(course, workspace, "canvas", rows, columns(course, workspace, "canvas"))
         return (workspace / "grades-canvas.csv").read_bytes()
 
     def snapshot():

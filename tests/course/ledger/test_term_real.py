@@ -12,8 +12,8 @@ import sqlite3
 import pytest
 
 from maskdiff_solutions.course.records.rows import CSV_NAME
-from tests.support import classes, fake_grading, gradings, records
-from tests.support.classes import COLUMN, NB01, NB02
+from tests.support import classes, fake_grading, gradings, importers, records
+from tests.support.classes import COLUMN, COLUMN02, NB01, NB02
 
 pytestmark = [pytest.mark.course, pytest.mark.slow]   # four real gradings of two students
 
@@ -61,7 +61,8 @@ def weeks(course, tmp_path_factory):
     again = classes.write_canvas(folder / "again.zip", {JANE: {NB01: classes.solved(course, NB01)}, BOB: {NB01: fixed}},
                                  attachment=3000)
     step(course, log, "regrade", ws, grade=(again, roster, ("01",), "--only-changed"))
-    step(course, log, "canvas", "export", "--workspace", ws, "--to", "canvas", "--column", COLUMN)
+    step(course, log, "canvas", "export", "--workspace", ws, "--to", "canvas", "--each-notebook", "--column",
+         f"01={COLUMN}")
     # the first week again, with the fake
     fake_ws = folder / "fake"
     with pytest.MonkeyPatch.context() as patch:
@@ -118,11 +119,14 @@ def test_the_regrade_keeps_every_hand_grade(weeks):
 
 
 def test_canvas_gets_exactly_the_marks_awarded(weeks):
-    got = records.canvas(weeks["ws"])
+    """Each week into its own column (notebook 02's found by its title in the roster), exactly its marks."""
+    got, _ = importers.canvas_grades(weeks["ws"] / "grades-canvas.csv")
     for who in (JANE, BOB):
         sid = weeks["ids"][who]
-        auto = sum(score or 0.0 for (person, notebook), nb in weeks["nbs"].items() if person is who
-                   for cell, score in fake_grading.expected(nb).items()
-                   if not any(cell == c for (s, n, c) in weeks["hand"] if s == sid and n == notebook))
-        by_hand = sum(points for (s, _, _), (points, _) in weeks["hand"].items() if s == sid)
-        assert got[who.canvas_id] == auto + by_hand, f"{who.name}: Canvas gets {got[who.canvas_id]}, awarded {auto + by_hand}"
+        for column, stem in ((COLUMN, N01), (COLUMN02, N02)):
+            auto = sum(score or 0.0 for (person, notebook), nb in weeks["nbs"].items() if person is who
+                       and notebook == stem for cell, score in fake_grading.expected(nb).items()
+                       if not any(cell == c for (s, n, c) in weeks["hand"] if s == sid and n == notebook))
+            by_hand = sum(points for (s, n, _), (points, _) in weeks["hand"].items() if s == sid and n == stem)
+            assert got[who.canvas_id][column] == auto + by_hand, \
+                f"{who.name} in {column}: Canvas gets {got[who.canvas_id][column]}, awarded {auto + by_hand}"

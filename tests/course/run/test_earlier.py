@@ -6,7 +6,7 @@ import pytest
 
 from maskdiff_solutions.course.ledger.record import RecordError, check
 from maskdiff_solutions.course.records.rows import CSV_NAME, Row
-from maskdiff_solutions.course.run.earlier import KEPT_REASON, REPLACED_REASON, Earlier
+from maskdiff_solutions.course.run.earlier import KEPT_REASON, Earlier
 
 pytestmark = pytest.mark.course
 
@@ -30,13 +30,17 @@ def test_only_what_was_graded_again_and_found_is_replaced():
     assert len(before.lines()) == 1 and "2 earlier results" in before.lines()[0]
 
 
-def test_replace_grades_the_absent_missing_and_lists_them():
+def test_replace_grades_the_batch_students_missing_notebooks_and_keeps_everyone_elses():
+    """--replace is about the students of the batch: di handed in nothing of 01 this time (replaced, and
+    counted), ben is not in the batch at all (kept: a late zip of one student replaces nobody else)."""
     before = Earlier(BEFORE, [f"{NB01}.ipynb"], replace=True)
     assert before.keeps("di", [Row("di", NB01, "missing")]) == set()
     before.note_replaced("di", Row("di", NB01, "missing"))
     ((student, rows, kept),) = before.absent({"ann", "cy", "di"})
-    assert (student, kept, [(r.status, r.reason) for r in rows]) == ("ben", [], [("missing", REPLACED_REASON)])
-    assert "2 earlier results with no file in this batch replaced by missing" in before.lines()[0]
+    assert (student, rows, [(k.notebook, k.status) for k in kept]) == ("ben", [], [(NB01, "flagged")])
+    lines = before.lines()
+    assert "1 earlier result with no file in this batch kept: ben 01" in lines[0]
+    assert "1 earlier result with no file in this batch replaced by missing (--replace): di 01" in lines[1]
 
 
 def test_kept_twice_the_reason_says_it_once():

@@ -107,7 +107,7 @@ def said_after_start(stderr):
 def assert_each_student_before_or_after(term, workspace, parts=("gradebook", "files", "rows")):
     """As the next command finds it: every command first finishes what a killed grading had committed
     (course/ledger/commit.py's journal, as sqlite's own), then reads."""
-    commit.recover(workspace, lambda student: fake_grading.fake_feedback(Course.load(ROOT), workspace, [student]))
+    commit.recover(workspace, lambda student: fake_grading.fake_page(Course.load(ROOT), workspace, student))
     for student in term["students"]:
         now = {k: v for k, v in records.student_record(workspace, student).items() if k in parts}
         was = {k: v for k, v in records.student_record(term["before"], student).items() if k in parts}

@@ -88,28 +88,30 @@ def test_a_result_with_no_file_in_the_new_zip_stays_and_is_listed(week1, course,
     assert [p.name[:4] for p in (workspace / safekeeping.EARLIER).iterdir()] == ["0001"]
 
 
-def test_replace_zeros_them_export_refuses_and_undo_puts_them_back(week1, course, capsys):
+def test_replace_zeros_the_batch_students_only_export_refuses_and_undo_puts_them_back(week1, course, capsys):
+    """--replace with a zip in which Bob handed in only a PDF and Jane nothing at all: Bob's notebook 01 is
+    graded missing (he is in the batch), Jane's stays (she is not), and the command says how many."""
     workspace, roster, first, pages, again = week1
     before = {name: digest(workspace / name) for name in (CSV_NAME, "grades-by-student.csv", "intake.json")}
     kept = rows(workspace)
     capsys.readouterr()
     assert grade(course, again, roster, workspace, "--replace") == 0
-    assert "replaced by missing (--replace)" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"1 earlier result with no file in this batch replaced by missing (--replace): {BOB} 01" in said
     now = rows(workspace)
-    for student in (JANE, BOB):
-        assert (now[student].status, now[student].auto_score, now[student].auto_max) == \
-            ("missing", 0.0, first[student].auto_max)
-        assert in_gradebook(workspace, student) == 0
-        assert "Score so far" not in page(workspace, course, student).read_text()
-    # a Canvas file now would zero Jane and Bob: export stops before it writes anything
+    assert (now[BOB].status, now[BOB].auto_score, now[BOB].auto_max) == ("missing", 0.0, first[BOB].auto_max)
+    assert in_gradebook(workspace, BOB) == 0 and "Score so far" not in page(workspace, course, BOB).read_text()
+    assert (now[JANE].status, now[JANE].auto_score) == ("graded", first[JANE].auto_score) and KEPT_REASON in now[JANE].reason
+    assert in_gradebook(workspace, JANE) == 1 and digest(page(workspace, course, JANE)) == pages[JANE]
+    # a Canvas file now would zero Bob: export stops before it writes anything
     assert run(course, "export", "--workspace", str(workspace), "--to", "canvas", "--column", COLUMN) == 2
     said = capsys.readouterr().err
-    assert "would give 0 to 2 students" in said and JANE in said and "--allow-zeros" in said
+    assert "would give 0 to 1 student" in said and BOB in said and "--allow-zeros" in said
     assert not (workspace / "grades-canvas.csv").exists()
-    # one command undoes the regrade; then the export goes through, with Jane and Bob's marks
+    # one command undoes the regrade; then the export goes through, with Bob's marks
     assert run(course, "undo", "--workspace", str(workspace)) == 0
     assert {name: digest(workspace / name) for name in before} == before
-    assert rows(workspace)[JANE] == kept[JANE] and in_gradebook(workspace, JANE) == 1
+    assert rows(workspace)[BOB] == kept[BOB] and in_gradebook(workspace, BOB) == 1
     assert digest(page(workspace, course, BOB)) == pages[BOB]
     assert run(course, "export", "--workspace", str(workspace), "--to", "canvas", "--column", COLUMN) == 0
     grades, _ = importers.canvas_grades(workspace / "grades-canvas.csv")
