@@ -89,9 +89,13 @@ def keep(workspace, why):
     if unfinished and unfinished[-1] == _kept(workspace)[-1]:
         return unfinished[-1]
     folder = _new_folder(workspace)
-    _copy_results(workspace, folder)
-    (folder / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"), "before": why,
-                                            "completed": False}))
+    try:
+        _copy_results(workspace, folder)
+        (folder / ABOUT).write_text(json.dumps({"kept": time.strftime("%Y-%m-%d %H:%M:%S"), "before": why,
+                                                "completed": False}))
+    except BaseException:   # a full disk, Ctrl-C: no half copy left to pass for a kept grading
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     for old in _kept(workspace)[:-KEPT]:
         shutil.rmtree(old)
     return folder

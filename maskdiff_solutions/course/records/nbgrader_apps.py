@@ -138,7 +138,12 @@ def up_to_date_gradebook(course, workspace):
     kept = kept_gradebooks() / f"generated-{generated_digest(course)}.db"
     if not db.exists() and kept.is_file():
         Path(workspace).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(kept, db)
+        partial = db.with_name(f".{db.name}.{os.getpid()}.partial")   # a full disk leaves no cut-short gradebook.db
+        try:
+            shutil.copyfile(kept, partial)
+            os.replace(partial, db)
+        finally:
+            partial.unlink(missing_ok=True)
         return
     fresh = not db.exists()
     with tempfile.TemporaryDirectory(prefix="maskdiff-release-") as scratch:

@@ -1,6 +1,7 @@
 """The earlier gradings kept beside a workspace's results (course/ledger/safekeeping.py): what is kept,
 how many, what `undo` puts back and keeps, and the points `export --to` compares against.
 tests/course/run/test_regrade.py does it through real gradings and the command line."""
+import errno
 import json
 
 import pytest
@@ -32,6 +33,23 @@ def test_a_fresh_workspace_keeps_nothing(tmp_path):
     assert not (tmp_path / safekeeping.EARLIER).exists()
     with pytest.raises(FileNotFoundError, match="no earlier grading to put back"):
         safekeeping.undo(tmp_path)
+
+
+def test_a_copy_cut_short_by_a_full_disk_is_not_left_as_a_kept_grading(tmp_path, monkeypatch):
+    ws = results(tmp_path / "ws", [Row("ann", "01", "graded", 16, 16)], page="first")
+    real = safekeeping._copy
+
+    def full_after_the_first(source, target):
+        real(source, target)
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(safekeeping, "_copy", full_after_the_first)
+    with pytest.raises(OSError):
+        safekeeping.keep(ws, "grading 01")
+    assert list((ws / safekeeping.EARLIER).iterdir()) == []
+    monkeypatch.setattr(safekeeping, "_copy", real)
+    with pytest.raises(FileNotFoundError, match="no earlier grading to put back"):
+        safekeeping.undo(ws)
 
 
 def test_undo_puts_back_exactly_what_was_there_and_keeps_what_it_replaced(tmp_path):

@@ -1,6 +1,8 @@
 """What grading keeps per machine to save time (issue 54: a whole submission at most 0.6 of its bare
 run): the gradebook generate_assignment makes for a fresh workspace, and how long each notebook took,
 which orders the next grading's notebooks. Neither may change a result."""
+import errno
+import pathlib
 import shutil
 import sqlite3
 
@@ -50,6 +52,20 @@ def test_a_fresh_workspace_gets_the_gradebook_generate_makes_and_a_changed_sourc
     assert "ForwardMask" in text
     first.write_text(text.replace("ForwardMask", "ForwardMasks", 1))
     assert nbgrader_apps.generated_digest(Course.load(changed)) != nbgrader_apps.generated_digest(course)
+
+
+def test_a_full_disk_while_the_kept_gradebook_is_copied_leaves_no_gradebook(course, cache, tmp_path, monkeypatch):
+    """A gradebook.db cut short would pass for the workspace's record: the copy is written beside, then renamed."""
+    nbgrader_apps.up_to_date_gradebook(course, tmp_path / "first")     # generates, and keeps a copy
+
+    def half_then_full(source, target, **_):
+        pathlib.Path(target).write_bytes(pathlib.Path(source).read_bytes()[:100])
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(nbgrader_apps.shutil, "copyfile", half_then_full)
+    with pytest.raises(OSError):
+        nbgrader_apps.up_to_date_gradebook(course, tmp_path / "second")
+    assert list((tmp_path / "second").iterdir()) == []
 
 
 def test_notebooks_start_longest_first_as_last_seen_and_a_bad_record_changes_nothing_but_order(cache):
