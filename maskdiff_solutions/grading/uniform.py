@@ -228,7 +228,17 @@ GROUPS = [(2, [0.05, 0.1, 0.5, 0.15, 0.1, 0.1]), (5, [0.6, 0.3, 0.1, 0.0, 0.0, 0
 X_STEP = torch.tensor([word for word, _ in GROUPS for _ in range(4)])
 GUESS = torch.tensor([row for _, row in GROUPS for _ in range(4)], dtype=torch.float64)
 STEP_CASES = [(1.0, 0.75), (0.75, 0.5), (0.5, 0.25), (0.4, 0.0), (0.9, 0.8), (1.0, 0.0)]   # (t, s)
+# Every other case shows the groups in another order, a second x_t with its guess: a step that reads an x_t
+# of its own (the first one's, a global) draws the wrong law there.
+ORDERS = [(0, 1, 2), (2, 0, 1)]
 STEP_RUNS = 250
+
+
+def laid_out(order):
+    """x_t and the guess of x_0 with the three groups in this order."""
+    groups = [GROUPS[g] for g in order]
+    return (torch.tensor([word for word, _ in groups for _ in range(4)]),
+            torch.tensor([row for _, row in groups for _ in range(4)], dtype=torch.float64))
 
 
 def step_what(t, s):
@@ -268,9 +278,10 @@ def asked_right(UniformStep):
 def uniform_step_law(UniformStep):
     asked_right(UniformStep)
     tests = Tests()
-    for t, s in STEP_CASES:
-        what = step_what(t, s)
-        results = UniformStep.repeat([X_STEP, t, s, TimedGuesser([t], GUESS[None])], STEP_RUNS)
+    for case, (t, s) in enumerate(STEP_CASES):
+        what, order = step_what(t, s), ORDERS[case % len(ORDERS)]
+        x_t, guess = laid_out(order)
+        results = UniformStep.repeat([x_t, t, s, TimedGuesser([t], guess[None])], STEP_RUNS)
         outs = []
         for result in results:
             expect(0 not in changed(result), f"{what} changed the x_t it was given: return a new tensor")
@@ -280,20 +291,20 @@ def uniform_step_law(UniformStep):
                                      f"{V_STEP} words: x_s's words are the guess's (its rows have N entries)")
             outs.append(out)
         outs = torch.stack(outs)
-        law = ref.StepLaw(X_STEP, t, s, GUESS)
-        for g, (word, _) in enumerate(GROUPS):
-            block = outs[:, 4 * g:4 * g + 4]
+        law = ref.StepLaw(x_t, t, s, guess)
+        for slot, g in enumerate(order):
+            word, block = GROUPS[g][0], outs[:, 4 * slot:4 * slot + 4]
             for v in range(V_STEP):
-                p = float(law[4 * g, v])
+                p = float(law[4 * slot, v])
                 tests.binomial(int((block == v).sum()), block.numel(), p,
                                f"word {v} written where x_t is {word} ({what})",
                                f"{what}: where x_t is {word} and the guess is {GROUPS[g][1]}, x_s should be {v} with "
                                f"probability {p:.4f}: q(x_s | x_t, x_0) averaged over the guess of x_0, with alpha_t "
                                f"= 1 - t = {1 - t:g} and alpha_s = 1 - s = {1 - s:g}")
-            mode = int(law[4 * g].argmax())
+            mode = int(law[4 * slot].argmax())
             both = int(((block[:, 0] == mode) & (block[:, 1] == mode)).sum() + ((block[:, 2] == mode) &
                                                                                   (block[:, 3] == mode)).sum())
-            p = float(law[4 * g, mode]) ** 2
+            p = float(law[4 * slot, mode]) ** 2
             if 0 < p < 1:
                 tests.binomial(both, 2 * STEP_RUNS, p, f"pairs both writing {mode} ({what})",
                                f"{what}: each position is drawn on its own: two positions alike should both write "
