@@ -19,7 +19,7 @@ from maskdiff_client.fakes import TimedGuesser
 
 from .. import stats
 from .. import uniform as ref
-from .core import ALPHA, Failure, changed, check, expect, refused, token_ids, type_name, value_of, vector
+from .core import ALPHA, Failure, changed, check, expect, refused, stated, token_ids, type_name, value_of, vector
 
 
 class Tests:
@@ -163,6 +163,12 @@ def forward_uniform_errors(ForwardUniform):
     refuses_what_is_wrong(ForwardUniform, "ForwardUniform", FORWARD_ERRORS, FORWARD_ALLOWED)
 
 
+stated("ForwardUniform.errors", {why: ("for an `alpha` (any of them) outside $[0, 1]$" if "alpha" in why else
+                                       "a `vocab_size` that is not a whole number of at least 1" if "vocab" in why else
+                                       "an `x0` with float ids" if "float" in why else
+                                       "ids outside `0 .. vocab_size - 1`") for why, _ in FORWARD_ERRORS})
+
+
 # ---------------------------------------------------------------- PosteriorUniform
 
 ALPHAS = (0.0, 0.2, 0.5, 0.8, 0.97, 0.999)
@@ -217,6 +223,11 @@ POSTERIOR_ALLOWED = [[ref.Encode("the cat is alive"), 0.0], [ref.Encode("looks c
 @check("PosteriorUniform.errors")
 def posterior_errors(PosteriorUniform):
     refuses_what_is_wrong(PosteriorUniform, "PosteriorUniform", POSTERIOR_ERRORS, POSTERIOR_ALLOWED)
+
+
+stated("PosteriorUniform.errors", {why: (r"unless $0 \le \alpha < 1$" if why.startswith("alpha") else
+                                         "(13, notebook 2's mask, is no word here)" if "13" in why else
+                                         "an `x_t` that is not 4 integer ids from 0 to 12") for why, _ in POSTERIOR_ERRORS})
 
 
 # ---------------------------------------------------------------- UniformStep
@@ -329,6 +340,11 @@ def uniform_step_errors(UniformStep):
         not_refused(result, f"{step_what(t, s)} (0 <= s < t <= 1 holds)")
 
 
+stated("UniformStep.errors", {f"{why}; and before GuessX0 is called": ("$s = t$ is not a step" if why.startswith("s = t")
+                                                                        else r"unless $0 \le s < t \le 1$")
+                              for why, _ in STEP_ERRORS})
+
+
 # ---------------------------------------------------------------- UniformLoss
 
 def loss_cases():
@@ -382,6 +398,13 @@ LOSS_ERRORS = [
     ("t = 0: every t lies strictly between 0 and 1", [0.0, 0.5]),
     ("t = 1: alpha_t = 0 there, and the loss divides by it", [0.5, 1.0]),
 ]
+LOSS_SHAPE_ERRORS = [   # (why, loss_inputs' arguments, the task's words)
+    ("x_t of another shape than x_0", {"shape_xt": (2, 4)}, "`x_0` or `x_t` not of shape `(B, L)`"),
+    ("x_0 (3, 3) does not match probs (2, 3, N)", {"shape_x": (3, 3)}, "`x_0` or `x_t` not of shape `(B, L)`"),
+    ("one t for two rows", {"t": (0.5,)}, "a `t` that is not one time per row"),
+    ("probs without its batch axis, (L, N)", {"shape_p": (3, 4), "shape_x": (3,), "t": (0.5,)},
+     "for `probs` that is not 3-D"),
+]
 
 
 def loss_inputs(shape_p=(2, 3, 4), shape_x=(2, 3), shape_xt=None, t=(0.5, 0.5)):
@@ -392,11 +415,11 @@ def loss_inputs(shape_p=(2, 3, 4), shape_x=(2, 3), shape_xt=None, t=(0.5, 0.5)):
 
 @check("UniformLoss.errors")
 def uniform_loss_errors(UniformLoss):
-    errors = [(why, loss_inputs(t=t)) for why, t in LOSS_ERRORS] + [
-        ("x_t of another shape than x_0", loss_inputs(shape_xt=(2, 4))),
-        ("x_0 (3, 3) does not match probs (2, 3, N)", loss_inputs(shape_x=(3, 3))),
-        ("one t for two rows", loss_inputs(t=(0.5,))),
-        ("probs without its batch axis, (L, N)", loss_inputs(shape_p=(3, 4), shape_x=(3,), t=(0.5,))),
-    ]
+    errors = [(why, loss_inputs(t=t)) for why, t in LOSS_ERRORS] + [(why, loss_inputs(**shapes))
+                                                                     for why, shapes, _ in LOSS_SHAPE_ERRORS]
     allowed = [loss_inputs(t=(0.001, 0.999)), loss_inputs(shape_p=(1, 1, 2), shape_x=(1, 1), t=(0.5,))]
     refuses_what_is_wrong(UniformLoss, "UniformLoss", errors, allowed)
+
+
+stated("UniformLoss.errors", {**{why: "unless every $t$ lies strictly between 0 and 1" for why, _ in LOSS_ERRORS},
+                              **{why: words for why, _, words in LOSS_SHAPE_ERRORS}})

@@ -446,7 +446,7 @@ def install(monkeypatch=None, course_root=None):
     monkeypatch = monkeypatch or Patcher()
     monkeypatch.setattr(student, "grade_student", grade_student)
     monkeypatch.setattr(batch, "up_to_date_gradebook", fake_up_to_date)
-    monkeypatch.setattr(batch, "warm_caches", lambda: "")
+    monkeypatch.setattr(batch, "warm_caches", lambda *selection: "")
     monkeypatch.setattr(summary, "plot", lambda report, path: path)
     monkeypatch.setattr(export, "make_page", fake_page)
     if os.environ.get(STOP) or os.environ.get(STEPS):

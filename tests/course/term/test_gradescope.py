@@ -111,7 +111,7 @@ def test_the_zip_holds_only_what_its_notebooks_need(course, tmp_path):
     for module in references + ["story_denoiser"]:
         assert f"course/maskdiff_solutions/{module}.py" not in names, module
     checks = {Path(name).stem for name in names if name.startswith("course/maskdiff_solutions/grading/")}
-    assert checks == {"__init__", "core", "checker", "plots", "forward", "forward_plots"}
+    assert checks == {"__init__", "core", "checker", "complement", "plots", "forward", "forward_plots"}
     assert {"course/maskdiff_solutions/schedule.py", "course/maskdiff_client/__init__.py",
             "course/maskdiff_solutions/colab.txt", "course/pyproject.toml"} <= set(names)
     assert any(name.startswith("course/maskdiff_solutions/course/records/templates/") for name in names)
@@ -152,7 +152,7 @@ def test_every_module_of_checks_belongs_to_a_notebook(course):
     assert sorted(PARTS) == sorted({Path(name).stem for name in course.notebooks()} | ahead)
     assert not ahead & {Path(name).stem for name in course.notebooks()}, "the notebook is in: drop it from `ahead`"
     folder = ROOT / "maskdiff_solutions" / "grading"
-    shared = {"__init__", "core", "checker", "plots", "fakes"}
+    shared = {"__init__", "core", "checker", "complement", "plots", "fakes"}
     assert {path.stem for path in folder.glob("*.py")} - shared == {m for modules in PARTS.values() for m in modules}
 
 
