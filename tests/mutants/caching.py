@@ -313,6 +313,14 @@ MUTANTS = [
                   'multiple of block_length = {block_length}")\n', ""),
                  ('    if steps % blocks:\n        raise ValueError(f"steps = {steps} is not a multiple of the number '
                   'of blocks, {blocks}")\n', "")),
+    *edit.blocks_unchecked("SampleBlocksPrefixCache", [PREFIX_ERRORS]),
+    edit("SampleBlocksPrefixCache", "zero lengths not refused (a ZeroDivisionError)", [PREFIX_ERRORS],
+         ("if gen_length < 1 or block_length < 1 or steps < 1:", "if gen_length < 0 or block_length < 0 or steps < 0:")),
+    edit("SampleBlocksPrefixCache", "a negative gen_length not refused", [PREFIX_ERRORS],
+         ("if gen_length < 1 or block_length < 1 or steps < 1:", "if gen_length == 0 or block_length < 1 or steps < 1:")),
+    edit("SampleBlocksPrefixCache", "an assert, not a ValueError", [PREFIX_ERRORS],
+         ('if steps % blocks:\n        raise ValueError(f"steps = {steps} is not a multiple of the number of blocks, '
+          '{blocks}")', 'assert steps % blocks == 0, "steps must split among the blocks"')),
     edit("SampleBlocksPrefixCache", "the canvas built before the rules are checked", [PREFIX_ERRORS],
          (CANVAS, ""), ('    if gen_length < 1 or block_length < 1 or steps < 1:\n',
                         CANVAS + '    if gen_length < 1 or block_length < 1 or steps < 1:\n')),
