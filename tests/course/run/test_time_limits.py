@@ -155,14 +155,14 @@ def test_busy_processes_lead_sessions_of_their_own_and_end_with_the_block():
 def test_a_notebook_the_machine_stopped_is_graded_again_by_only_changed(course, tmp_path, monkeypatch):
     """The record keeps no submission hash for a notebook the machine's load stopped (StudentResult.busy),
     so `grade --only-changed` grades that student again instead of keeping the result."""
-    from types import SimpleNamespace
-
+    from maskdiff_solutions.course.records.nbgrader_apps import up_to_date_gradebook
     from maskdiff_solutions.course.records.rows import Row, StudentResult
     from maskdiff_solutions.course.run import committer
+    from maskdiff_solutions.course.run.earlier import Earlier
+    up_to_date_gradebook(course, tmp_path)   # the points each result is graded under (course/ledger/versions.py)
     kept = {}
-    monkeypatch.setattr(committer.commit, "commit", lambda *args: kept.update(args[6]))
-    earlier = SimpleNamespace(keeps=lambda student, rows: set(), had_result=lambda student, notebook: False,
-                              note_replaced=lambda student, row: None)
+    monkeypatch.setattr(committer.commit, "commit", lambda *args, **_: kept.update(args[6]))
+    earlier = Earlier([], ["01_noise_for_words.ipynb", "02_undiffusing.ipynb"])   # a fresh workspace's
     folder = tmp_path / "ann"
     folder.mkdir()
     (folder / "01_noise_for_words.ipynb").write_text("{}")
