@@ -232,6 +232,21 @@ def _holds_submission(con, student, assignment):
     return con.execute(SUBMISSION.format(db="w"), (student, assignment)).fetchone() is not None
 
 
+def identities(workspace, whom):
+    """Record who each student of {student: (platform, keys, name, where the name came from)} is, in one
+    transaction: the students a grading kept unchanged, whose results need no commit of their own."""
+    when = time.strftime("%Y-%m-%d %H:%M:%S")
+    with closing(connect(workspace / "gradebook.db")) as con:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for student, who in sorted(whom.items()):
+                identity.put(con, student, *who, when)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+
 def commit(workspace, scratch, assignment, stems, student, rows, extra, withheld=(), kept=(), remake=None, who=None):
     """Commit one student's results (module docstring). rows: the Rows of the notebooks graded now
     whose result this grading decides (not those kept); extra: {notebook: dict of record columns (late,

@@ -184,6 +184,7 @@ def grade(course, submissions, workspace=None, jobs=1, progress=True, sandbox="a
                 merging += time.perf_counter() - started
                 results[student] = result
                 bar.finished(student)
+            committed.unchanged([student for student in results if student not in tasks], batch)
             if not regrade:   # a regrade's batch is every file the workspace holds of those notebooks
                 committed.absent(set(batch))
             else:   # and its rows without a file stand under the course as it is now

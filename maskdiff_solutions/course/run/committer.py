@@ -77,6 +77,14 @@ class Committer:
         return {"version": json.dumps(self.version.get(notebook, {}), sort_keys=True),
                 "points": json.dumps(self.points.get(notebook, {"cells": {}, "answers": []}), sort_keys=True)}
 
+    def unchanged(self, students, batch):
+        """Who the students `--only-changed` kept are, as this batch says (a roster's name where the record
+        had the files' form): their results stay, and so does nothing else about them go stale."""
+        whom = {student: self.who(student, self.intake.students.get(student) if self.intake else None,
+                                  batch[student]) for student in students if student != STUDENT}
+        if whom:
+            commit.identities(self.workspace, whom)
+
     def who(self, student, info, folder):
         """(platform, keys, name, where the name came from) of a student of this batch, for the record."""
         if info is None:   # a plain folder: its name is who they are

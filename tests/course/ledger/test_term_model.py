@@ -788,3 +788,12 @@ def test_found_a_set_aside_grade_is_named_on_the_page_after_a_regrade_with_repla
           ("grade", {"01"}, {1, 2}, False, False, True))
     state.lose_csv()
     steps(state, ("grade", {"01"}, EVERYONE, True, False, True))
+
+
+def test_found_a_roster_name_reaches_the_students_only_changed_kept(term):
+    """Graded without a roster (the files' form of the name, `doejane`), then again with it and --only-changed:
+    the students kept unchanged are still who the roster says (`Doe, Jane`), and a later grading without the
+    roster does not take the roster's name back."""
+    steps(term(), ("start", ANSWERED01), ("fix_the_course",),
+          ("grade", {"02", "01"}, EVERYONE, False, False, True), ("grade", {"02", "01"}, EVERYONE, True, True, False),
+          ("export_to_canvas", "01"), ("grade", {"01"}, {0}, False, False, True))

@@ -98,9 +98,11 @@ def step_numbers(term, *wanted):
 
 
 def said_after_start(stderr):
-    """What the run said on stderr after its start line, progress bars left out."""
+    """What the run said on stderr after its start line (or, stopped before it, after the command line's first
+    line, which names the course and the package copy), progress bars left out."""
     lines = [line.strip() for part in stderr.split("\n") for line in part.split("\r")]
-    start = next((i for i, line in enumerate(lines) if line.startswith("grading ") and " student" in line), -1)
+    start = next((i for i, line in enumerate(lines) if line.startswith("grading ") and " student" in line),
+                 0 if lines and lines[0].startswith("course ") else -1)
     return [line for line in lines[start + 1:] if line and not line.startswith("grading:")]
 
 
