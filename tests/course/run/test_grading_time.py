@@ -56,7 +56,9 @@ def test_a_fresh_workspace_gets_the_gradebook_generate_makes_and_a_changed_sourc
 
 def test_a_full_disk_while_the_kept_gradebook_is_copied_leaves_no_gradebook(course, cache, tmp_path, monkeypatch):
     """A gradebook.db cut short would pass for the workspace's record: the copy is written beside, then renamed."""
-    nbgrader_apps.up_to_date_gradebook(course, tmp_path / "first")     # generates, and keeps a copy
+    kept = nbgrader_apps.kept_gradebooks() / f"generated-{nbgrader_apps.generated_digest(course)}.db"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_bytes(b"a kept gradebook " * 100)   # as a first grading on this machine leaves it
 
     def half_then_full(source, target, **_):
         pathlib.Path(target).write_bytes(pathlib.Path(source).read_bytes()[:100])
