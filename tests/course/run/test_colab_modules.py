@@ -6,7 +6,6 @@ and shell lines that install with pip fail at once instead of retrying a network
 Both hand in the `drawing_reader.py` their set-up cell fetched beside the notebook (a Jupyter
 student's folder holds it): imported under the grader, its recorder must not blind the grader's."""
 import csv
-from datetime import datetime
 
 import pytest
 
@@ -86,11 +85,12 @@ def test_cells_that_mount_drive_and_use_files_keep_every_point(course, graded):
     said = "".join(o.get("text", "") for c in graded_nb.cells if notebooks.grade_id(c) == "plot_schedule"
                    for o in c.get("outputs", []) if o.get("name") == "stderr")
     assert "drive.mount: /content/drive is an empty scratch folder here" in said
+    # pip's own words, not the cell's time (a busy machine makes any cell slow): with no index it
+    # answers at once that nothing satisfies the requirement, and never retries a connection
     shell = next(c for c in graded_nb.cells if notebooks.grade_id(c) == "plot_masked_histograms")
-    ran = shell.metadata.execution
-    seconds = (datetime.fromisoformat(ran["shell.execute_reply"].replace("Z", "+00:00")) -
-               datetime.fromisoformat(ran["iopub.execute_input"].replace("Z", "+00:00"))).total_seconds()
-    assert seconds < 8, f"the cell with two pip installs took {seconds:.1f} s: pip retried a network"
+    pip_said = "".join(o.get("text", "") for o in shell.get("outputs", []) if o.get("output_type") == "stream")
+    assert pip_said.count("maskdiff-no-such-package") >= 2, pip_said
+    assert "Retrying" not in pip_said and "NewConnectionError" not in pip_said, pip_said
 
 
 def test_drawings_made_with_plotly_and_altair_keep_every_point(graded):
