@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from maskdiff_solutions.course.layout import Course
+from tests.support import slow_list
 
 ROOT = Path(__file__).resolve().parents[1]
 # --dist loadgroup that holds on every pytest (9.2 drops xdist's own groups): tests/support/xdist_groups.py
@@ -32,18 +33,9 @@ SHARED_FIXTURES = {"graded_batch": GRADINGS, "small_serial": GRADINGS}
 GRADING_FIXTURES = {"graded_batch", "small_serial"}
 
 
-# Tests not otherwise marked slow that took 10 s or more in CI's run of a95ceac (`--durations`, BENCHMARKS.md
-# "Notebook 08 ... and CI after issues 61 to 64"): CI runs them, the inner loop (-m "not slow") leaves them.
-MEASURED_SLOW = (
-    "tests/course/run/test_grading_time.py::test_a_fresh_workspace_gets_the_gradebook",                 # 38 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_commit_order",             # 30 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_bars_few_steps",           # 23 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_remasking",                # 16 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_net_sentence_bars",        # 14 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_impossible_fraction",      # 11 s
-    "tests/grading/test_checks_plots.py::test_the_reference_plot_passes[plot_loop",                     # 10 s
-    "tests/grading/test_honest.py::test_an_honest_drawing_earns_its_points[show_budgets:plain_print]",  # 28 s
-)
+# Tests not otherwise marked slow that were measured slow (tests/measured_slow.txt): CI runs them, the inner
+# loop (-m "not slow") leaves them.
+MEASURED_SLOW = slow_list.entries()
 
 
 # The whole suite (`python -m pytest`, `-m "not slow"`: no test paths given) runs on two workers, as
