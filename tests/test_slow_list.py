@@ -19,3 +19,13 @@ def test_every_entry_names_a_module_and_a_test_function_in_it():
 
 def test_a_module_entry_ends_with_two_colons_and_a_test_entry_names_its_test():
     assert all(entry.endswith("::") or re.match(r"[\w/]+\.py::\w+", entry) for entry in MEASURED_SLOW)
+
+
+def test_contributing_states_the_thresholds_the_benchmark_uses():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("inner_loop", ROOT / "benchmarks" / "inner_loop.py")
+    inner_loop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(inner_loop)
+    text = " ".join((ROOT / "CONTRIBUTING.md").read_text().split())
+    assert f"every test of {inner_loop.SLOW_TEST:g} s or more" in text
+    assert f"whose other tests add up to {inner_loop.SLOW_MODULE:g} s" in text
