@@ -385,7 +385,10 @@ def fake_up_to_date(course, workspace):
 # --------------------------------------------------------------------------- stopping at step k
 
 ROOT = Path(__file__).resolve().parents[2]
-CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
+# Ctrl-C reaches the command as it does from a terminal, even where the test runner was started in the
+# background of a script (bash then starts it, and so every child, with SIGINT ignored).
+CHILD = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "from tests.support import fake_grading; fake_grading.install(); "
          "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
 
 

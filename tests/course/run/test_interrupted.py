@@ -9,11 +9,8 @@ its own process at its k-th step (MASKDIFF_FAKE_STOP=INT@k or KILL@k): a student
 and each commit point of merging one into the workspace (staged, inside the record's transaction, its
 files moved), keeping the earlier grading aside, and writing the files made from the record. An uninterrupted run first counts the steps (MASKDIFF_FAKE_STEPS).
 """
-import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,22 +24,17 @@ pytestmark = [pytest.mark.course, pytest.mark.slow]   # subprocesses stopped by 
 
 ROOT = Path(__file__).resolve().parents[3]
 N01 = NB01[:-6]
-CHILD = ("import sys; from tests.support import fake_grading; fake_grading.install(); "
-         "from maskdiff_solutions.course import cli; sys.exit(cli.main(sys.argv[1:]))")
-
-
 def grade_args(course, batch, workspace, roster):
     return ["--course-dir", str(course.root), "grade", str(batch), "--roster", str(roster), "--workspace",
             str(workspace), "--no-canary", "--sandbox", "off", "--notebook", "01"]
 
 
 def child(course, batch, workspace, roster, template, scratch, **environ):
-    """`grade` in a subprocess with the fake grader; returns the CompletedProcess."""
+    """`grade` in a subprocess with the fake grader (fake_grading.run_stopped); returns the CompletedProcess."""
     scratch.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-           fake_grading.TEMPLATE: str(template), "TMPDIR": str(scratch), **environ}
-    return subprocess.run([sys.executable, "-c", CHILD, *grade_args(course, batch, workspace, roster)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return fake_grading.run_stopped(course.root, grade_args(course, batch, workspace, roster)[2:], template,
+                                    stop=environ.get(fake_grading.STOP), steps=environ.get(fake_grading.STEPS),
+                                    tmpdir=scratch)
 
 
 @pytest.fixture(scope="module")
