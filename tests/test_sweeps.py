@@ -1,0 +1,50 @@
+"""tests/support/sweeps.py: a sweep's representatives run every time, every other case on its day of the
+week, and all of them with MASKDIFF_FULL_SWEEPS=1."""
+import pytest
+
+from tests.support import sweeps
+
+
+def outcome(name, representative):
+    try:
+        sweeps.take_turn(name, representative)
+    except pytest.skip.Exception:
+        return "skipped"
+    return "ran"
+
+
+def test_a_representative_always_runs_and_another_case_on_its_day_only(monkeypatch):
+    monkeypatch.delenv(sweeps.FULL, raising=False)
+    name = "plot_loop-RemaskStep:float ids"
+    for day in range(sweeps.DAYS):
+        monkeypatch.setenv(sweeps.DAY, str(day))
+        assert outcome(name, True) == "ran"
+        assert outcome(name, False) == ("ran" if day == sweeps.turn(name) else "skipped")
+
+
+def test_every_case_runs_when_the_full_sweep_is_asked_for(monkeypatch):
+    monkeypatch.setenv(sweeps.FULL, "1")
+    for day in range(sweeps.DAYS):
+        monkeypatch.setenv(sweeps.DAY, str(day))
+        assert outcome(f"case {day}", False) == "ran"
+
+
+def test_representatives_take_the_first_of_each_kind_that_differ():
+    cases = [("a", 1), ("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 1)]
+    assert sweeps.representatives(cases, kind=lambda c: c[0]) == [("a", 1), ("b", 1)]
+    assert sweeps.representatives(cases, kind=lambda c: c[0], most=2, differ=lambda c: c[1]) == \
+        [("a", 1), ("a", 2), ("b", 1)]
+
+
+def test_the_real_sweeps_spread_their_cases_over_the_week():
+    """No day takes more than twice its share of a sweep's cases, so no day's CI is much longer."""
+    from tests.grading.test_checker import MUTANTS, ONE_EACH
+    from tests.grading.test_checks_plots import FAITHFUL, FAITHFUL_EVERY_RUN
+    sweeps_names = {
+        "faithful plots": [f"{c}-{m.function}:{m.name}" for c, m in FAITHFUL
+                           if (c, m.function, m.name) not in FAITHFUL_EVERY_RUN],
+        "mutants through the checker": [f"{m.function}:{m.name}" for m in MUTANTS if id(m) not in ONE_EACH],
+    }
+    for sweep, names in sweeps_names.items():
+        days = [sum(sweeps.turn(name) == day for name in names) for day in range(sweeps.DAYS)]
+        assert max(days) <= 2 * len(names) / sweeps.DAYS, (sweep, days)
