@@ -30,8 +30,10 @@ except TimeoutError:
     pass
 os.chdir('/')"""
 # A small batch for the tests that compare ways of grading (jobs, executors, graders at once): notebook
-# 01 only, which every awkward case damages, with a broken file and a missing notebook among the students.
-SMALL_BATCH = ("reference", "buggy", "untouched", "stripped", "kernel_death", "shadow", "broken", "nothing")
+# 01 only, which every awkward case damages; a student of each status (graded with full and with partial
+# marks, repaired, flagged, failed: a broken file, missing). The untouched and shadow students, two more
+# kernels in each of its gradings, are graded in the awkward batch alone.
+SMALL_BATCH = ("reference", "buggy", "stripped", "kernel_death", "broken", "nothing")
 
 
 @dataclass(frozen=True)
