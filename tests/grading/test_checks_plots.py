@@ -109,7 +109,7 @@ def faithful_plots():
 def faithful_representatives(pairs):
     """What every run of CI draws of the sweep (tests/support/sweeps.py; the others take turns by day): for
     each plot and function, two mutants whose own checks fail differently, those SAMPLED names first.
-    Measured in CI's run of the whole sweep (747 s): 185 s every run, and a seventh of the rest a day."""
+    Measured in CI's run of the whole sweep (747 s): 177 s every run, and a seventh of the rest a day."""
     ordered = sorted(pairs, key=lambda pair: pair[1].name not in SAMPLED.get((pair[0], pair[1].function), ()))
     return {(check, m.function, m.name) for check, m in sweeps.representatives(
         ordered, lambda pair: (pair[0], pair[1].function), most=2, differ=lambda pair: pair[1].fails)}

@@ -8,5 +8,5 @@ SLOW_LIST = Path(__file__).resolve().parents[1] / "measured_slow.txt"
 def entries(path=SLOW_LIST):
     """Its node ids, and modules' paths ending in "::" (every test in them), comments left out."""
     lines = path.read_text().splitlines() if path.is_file() else []
-    return tuple(line.split("  #")[0].strip() for line in lines
-                 if line.split("  #")[0].strip() and not line.lstrip().startswith("#"))
+    kept = (line.split("  #")[0].strip() for line in lines if not line.lstrip().startswith("#"))
+    return tuple(entry for entry in kept if entry)

@@ -5,7 +5,7 @@ A sweep repeats one property over many cases that mostly go down the same road (
 under every plot, every mutant through the checker's kernel). Each run of CI takes the sweep's
 representatives (one case of each kind, chosen by the test) and the other cases whose turn it is: a case
 takes its turn one day in DAYS, by a stable hash of its name, so that a week of runs covers them all.
-A case out of turn is skipped, saying when its turn comes. MASKDIFF_FULL_SWEEPS=1 runs every case (before a
+A case out of turn is skipped, with one reason for them all. MASKDIFF_FULL_SWEEPS=1 runs every case (before a
 release, or after changing what a sweep judges); MASKDIFF_SWEEP_DAY=N runs day N's turn.
 """
 import os

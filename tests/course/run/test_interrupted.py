@@ -24,17 +24,15 @@ pytestmark = [pytest.mark.course, pytest.mark.slow]   # subprocesses stopped by 
 
 ROOT = Path(__file__).resolve().parents[3]
 N01 = NB01[:-6]
-def grade_args(course, batch, workspace, roster):
-    return ["--course-dir", str(course.root), "grade", str(batch), "--roster", str(roster), "--workspace",
-            str(workspace), "--no-canary", "--sandbox", "off", "--notebook", "01"]
 
 
-def child(course, batch, workspace, roster, template, scratch, **environ):
-    """`grade` in a subprocess with the fake grader (fake_grading.run_stopped); returns the CompletedProcess."""
+def child(batch, workspace, roster, template, scratch, stop=None, steps=None):
+    """`grade` of notebook 01 in a subprocess with the fake grader, stopped where `stop` says
+    (fake_grading.run_stopped); returns the CompletedProcess."""
     scratch.mkdir(parents=True, exist_ok=True)
-    return fake_grading.run_stopped(course.root, grade_args(course, batch, workspace, roster)[2:], template,
-                                    stop=environ.get(fake_grading.STOP), steps=environ.get(fake_grading.STEPS),
-                                    tmpdir=scratch)
+    return fake_grading.run_stopped(ROOT, ["grade", batch, "--roster", roster, "--workspace", workspace, "--no-canary",
+                                           "--sandbox", "off", "--notebook", "01"],
+                                    template, stop=stop, steps=steps, tmpdir=scratch)
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +59,7 @@ def term(course, tmp_path_factory):
     after = folder / "after"
     shutil.copytree(before, after, symlinks=True)
     steps = folder / "steps.txt"
-    done = child(course, batch, after, roster, template, folder / "tmp", **{fake_grading.STEPS: str(steps)})
+    done = child(batch, after, roster, template, folder / "tmp", steps=steps)
     assert done.returncode == 0, done.stderr
     return {"folder": folder, "roster": roster, "batch": batch, "before": before, "after": after,
             "students": students, "template": template, "steps": steps.read_text().splitlines(),
@@ -73,8 +71,8 @@ def interrupted(course, term, how, at, name):
     workspace = term["folder"] / name
     shutil.rmtree(workspace, ignore_errors=True)
     shutil.copytree(term["before"], workspace, symlinks=True)
-    done = child(course, term["batch"], workspace, term["roster"], term["template"], term["folder"] / "tmp",
-                 **{fake_grading.STOP: f"{how}@{at}"})
+    done = child(term["batch"], workspace, term["roster"], term["template"], term["folder"] / "tmp",
+                 stop=f"{how}@{at}")
     return workspace, done
 
 
