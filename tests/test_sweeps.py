@@ -22,6 +22,14 @@ def test_a_representative_always_runs_and_another_case_on_its_day_only(monkeypat
         assert outcome(name, False) == ("ran" if day == sweeps.turn(name) else "skipped")
 
 
+def test_a_case_given_its_own_day_runs_on_that_day(monkeypatch):
+    monkeypatch.delenv(sweeps.FULL, raising=False)
+    for day in range(sweeps.DAYS):
+        monkeypatch.setenv(sweeps.DAY, str(day))
+        assert [sweeps.in_turn("case", False, day=d) for d in range(sweeps.DAYS + 1)] == \
+            [d % sweeps.DAYS == day for d in range(sweeps.DAYS + 1)]
+
+
 def test_every_case_runs_when_the_full_sweep_is_asked_for(monkeypatch):
     monkeypatch.setenv(sweeps.FULL, "1")
     for day in range(sweeps.DAYS):
@@ -39,12 +47,16 @@ def test_representatives_take_the_first_of_each_kind_that_differ():
 def test_the_real_sweeps_spread_their_cases_over_the_week():
     """No day takes more than twice its share of a sweep's cases, so no day's CI is much longer."""
     from tests.grading.test_checker import MUTANTS, ONE_EACH
-    from tests.grading.test_checks_plots import FAITHFUL, FAITHFUL_EVERY_RUN
+    from tests.grading.test_checks_plots import FAITHFUL, FAITHFUL_EVERY_RUN, MUTANTS as WRONG, WRONG_EVERY_RUN, wrong_plot_name
     sweeps_names = {
+        "wrong plots": [wrong_plot_name(m) for m in WRONG if wrong_plot_name(m) not in WRONG_EVERY_RUN],
         "faithful plots": [f"{c}-{m.function}:{m.name}" for c, m in FAITHFUL
                            if (c, m.function, m.name) not in FAITHFUL_EVERY_RUN],
         "mutants through the checker": [f"{m.function}:{m.name}" for m in MUTANTS if id(m) not in ONE_EACH],
     }
+    from tests.grading.test_honest import FIRST_OF_EACH_KIND, _name
+    from tests.grading.test_honest import CATALOG
+    sweeps_names["honest drawings"] = [_name(i) for i in range(len(CATALOG)) if i not in FIRST_OF_EACH_KIND]
     for sweep, names in sweeps_names.items():
         days = [sum(sweeps.turn(name) == day for name in names) for day in range(sweeps.DAYS)]
         assert max(days) <= 2 * len(names) / sweeps.DAYS, (sweep, days)

@@ -7,9 +7,10 @@ import pytest
 import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from tests.mutants import caching, catalog, chat, loss, revising, uniform
+from tests.support import sweeps
 
-# Seeds the reference must pass under here (the inner loop, `-m "not slow"`, the first); benchmarks/
-# runs many more.
+# Seeds the reference must pass under here: the first in the inner loop (`-m "not slow"`) and in every run
+# of CI, each other (check, seed) on its day of the week (tests/support/sweeps.py); benchmarks/ runs many more.
 SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
 # Checks of the student's functions; the checks of plots and printouts (which read what a cell drew)
 # are proven by tests/grading/test_checks_plots.py.
@@ -38,6 +39,7 @@ def checks_of(function):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", [name for name in FUNCTION_CHECKS if function_of(name) not in OWN_MODULE])
 def test_reference_passes(name, seed, monkeypatch):
+    sweeps.take_turn(f"{name} under seed {seed}", seed == SEEDS[0])
     monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
     outcome = grading.evaluate(name, getattr(reference, function_of(name)))
     assert outcome.passed, outcome.message

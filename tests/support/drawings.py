@@ -39,6 +39,11 @@ PLOT_CHECKS = {  # check (= the plot cell's grade_id) -> its notebook
     **{check: "07_caching.ipynb" for check in ("plot_cache_drift", "show_costs")},
     **{check: "08_noise_without_a_mask.ipynb" for check in ("plot_changed_share", "plot_few_steps")},
 }
+# The plot cells whose drawing runs for seconds under the grader (quick mode): CI's profile of 2026-12-07
+# measured 3 to 14 s for each wrong plot of these, 0.5 to 2 s for the next (plot_few_steps, plot_masked_histograms)
+# and less for the rest. Sweeps that redraw a cell many times let these take turns (tests/support/sweeps.py).
+HEAVY_DRAWINGS = {"plot_remasking", "plot_impossible_fraction", "plot_loop", "plot_cache_drift", "plot_story_loss",
+                  "plot_net_sentence_bars", "plot_two_sentence_bars"}
 
 
 @lru_cache(maxsize=None)

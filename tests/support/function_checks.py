@@ -6,8 +6,9 @@ import pytest
 import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from tests.mutants import Mutant
+from tests.support import sweeps
 
-# the inner loop (`-m "not slow"`) the first, as in test_checks.py
+# the first in the inner loop (`-m "not slow"`) and every run of CI, the others by day, as in test_checks.py
 SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
 
 
@@ -45,6 +46,7 @@ def shared_tests(checks, modules, cells):
     @pytest.mark.parametrize("seed", SEEDS)
     @pytest.mark.parametrize("name", checks)
     def test_reference_passes(name, seed, monkeypatch):
+        sweeps.take_turn(f"{name} under seed {seed}", seed == SEEDS[0])
         monkeypatch.setenv(grading.SEED_VARIABLE, str(seed))
         outcome = grading.evaluate(name, getattr(reference, function_of(name)))
         assert outcome.passed, outcome.message

@@ -27,9 +27,16 @@ def turn(name):
     return zlib.crc32(name.encode()) % DAYS
 
 
-def take_turn(name, representative):
+def in_turn(name, representative, day=None):
+    """Whether the case runs now: it is a representative, its turn has come, or every case is asked for (for
+    a test that sweeps its cases in a loop of its own). `day`: the case's own day, for a sweep of a few costly
+    cases that spreads them one a day rather than by the hash of their names."""
+    return representative or os.environ.get(FULL) == "1" or (turn(name) if day is None else day % DAYS) == today()
+
+
+def take_turn(name, representative, day=None):
     """Skip the current test unless it is a representative, its turn has come, or every case is asked for."""
-    if representative or os.environ.get(FULL) == "1" or turn(name) == today():
+    if in_turn(name, representative, day):
         return
     pytest.skip(f"a case of a sweep whose turn is another day of the {DAYS} ({FULL}=1 runs every case: "
                 f"tests/support/sweeps.py)")
