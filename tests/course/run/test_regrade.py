@@ -2,7 +2,9 @@
 through the command line, as docs/grading.md tells it: a Canvas zip graded with its roster, then a
 second zip that lacks a student and in which another handed in only a PDF. Their earlier results stay
 and are listed; --replace grades them missing; `export --to canvas` then refuses to zero them; `undo`
-puts the workspace back as it was, and the export goes through."""
+puts the workspace back as it was, and the export goes through. What is judged is the record, so each
+student's grading is the fake's (tests/support/fake_grading.py, with --jobs 1: it records what real grading
+records, tests/course/ledger/test_term_real.py), as in the other tests of the record."""
 import hashlib
 import sqlite3
 
@@ -12,9 +14,9 @@ from maskdiff_solutions.course import cli
 from maskdiff_solutions.course.ledger import safekeeping
 from maskdiff_solutions.course.records.rows import CSV_NAME, read_csv
 from maskdiff_solutions.course.run.earlier import KEPT_REASON
-from tests.support import exports, importers
+from tests.support import exports, fake_grading, importers
 
-pytestmark = [pytest.mark.course, pytest.mark.slow]   # three gradings through the command line: CI runs it
+pytestmark = pytest.mark.course
 
 NB01 = "01_noise_for_words"
 COLUMN = "Masked diffusion (777)"
@@ -27,7 +29,7 @@ def run(course, *args):
 
 def grade(course, export, roster, workspace, *extra):
     return run(course, "grade", str(export), "--roster", str(roster), "--workspace", str(workspace),
-               "--no-canary", "--sandbox", "off", "--notebook", "01", *extra)
+               "--no-canary", "--sandbox", "off", "--notebook", "01", "--jobs", "1", *extra)
 
 
 def rows(workspace):
@@ -51,7 +53,14 @@ def digest(path):
 
 
 @pytest.fixture(scope="module")
-def week1(course, tmp_path_factory):
+def fake():
+    with pytest.MonkeyPatch.context() as patch:
+        fake_grading.install(patch)
+        yield
+
+
+@pytest.fixture(scope="module")
+def week1(course, tmp_path_factory, fake):
     """Canvas's zip and roster graded (Jane and Bob full marks, Zoë a PDF, Al nothing), and the
     second zip: Jane absent, Bob's PDF only, Zoë's notebook at last."""
     folder = tmp_path_factory.mktemp("regrade")
@@ -100,7 +109,8 @@ def test_replace_zeros_the_batch_students_only_export_refuses_and_undo_puts_them
     assert f"1 earlier result with no file in this batch replaced by missing (--replace): {BOB} 01" in said
     now = rows(workspace)
     assert (now[BOB].status, now[BOB].auto_score, now[BOB].auto_max) == ("missing", 0.0, first[BOB].auto_max)
-    assert in_gradebook(workspace, BOB) == 0 and "Score so far" not in page(workspace, course, BOB).read_text()
+    # his page is no graded page any more (the fake writes graded pages from the gradebook; read_page: None otherwise)
+    assert in_gradebook(workspace, BOB) == 0 and fake_grading.read_page(page(workspace, course, BOB)) is None
     assert (now[JANE].status, now[JANE].auto_score) == ("graded", first[JANE].auto_score) and KEPT_REASON in now[JANE].reason
     assert in_gradebook(workspace, JANE) == 1 and digest(page(workspace, course, JANE)) == pages[JANE]
     # a Canvas file now would zero Bob: export stops before it writes anything
