@@ -95,6 +95,16 @@ def course():
     return Course.load(ROOT)
 
 
+@pytest.fixture(scope="module")
+def fake_grader():
+    """The fake grader (tests/support/fake_grading.py) in place for a whole module whose module fixtures grade
+    (with --jobs 1: the fake replaces the grading in this process)."""
+    from tests.support import fake_grading
+    with pytest.MonkeyPatch.context() as patch:
+        fake_grading.install(patch)
+        yield
+
+
 @pytest.fixture(scope="session")
 def fresh_release(course, tmp_path_factory):
     """release/ regenerated from source/ into a scratch folder (the committed one is not touched)."""

@@ -13,21 +13,14 @@ from maskdiff_solutions.course.records import totals
 from maskdiff_solutions.course.run.batch import grade
 from maskdiff_solutions.course.ledger.export import export
 from maskdiff_solutions.course.layout import COURSE_ID
-from tests.support import exports, fake_grading, importers
+from tests.support import exports, importers
 
 pytestmark = pytest.mark.slow
 NOTEBOOK = "01_noise_for_words"
 
 
 @pytest.fixture(scope="module")
-def fake():
-    with pytest.MonkeyPatch.context() as patch:
-        fake_grading.install(patch)
-        yield
-
-
-@pytest.fixture(scope="module")
-def canvas_graded(course, tmp_path_factory, fake):
+def canvas_graded(course, tmp_path_factory, fake_grader):
     folder = tmp_path_factory.mktemp("canvas")
     export_zip, roster = exports.canvas(course, folder, broken=True)
     report = grade(course, export_zip, folder / "ws", notebooks=["01"], canary=False, progress=False,
@@ -36,7 +29,7 @@ def canvas_graded(course, tmp_path_factory, fake):
 
 
 @pytest.fixture(scope="module")
-def moodle_graded(course, tmp_path_factory, fake):
+def moodle_graded(course, tmp_path_factory, fake_grader):
     folder = tmp_path_factory.mktemp("moodle")
     export_zip, roster = exports.moodle(course, folder)
     report = grade(course, export_zip, folder / "ws", notebooks=["01"], canary=False, progress=False,

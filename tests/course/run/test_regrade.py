@@ -53,14 +53,7 @@ def digest(path):
 
 
 @pytest.fixture(scope="module")
-def fake():
-    with pytest.MonkeyPatch.context() as patch:
-        fake_grading.install(patch)
-        yield
-
-
-@pytest.fixture(scope="module")
-def week1(course, tmp_path_factory, fake):
+def week1(course, tmp_path_factory, fake_grader):
     """Canvas's zip and roster graded (Jane and Bob full marks, Zoë a PDF, Al nothing), and the
     second zip: Jane absent, Bob's PDF only, Zoë's notebook at last."""
     folder = tmp_path_factory.mktemp("regrade")
