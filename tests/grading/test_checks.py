@@ -8,10 +8,8 @@ import maskdiff_solutions as reference
 from maskdiff_solutions import grading
 from tests.mutants import caching, catalog, chat, loss, revising, uniform
 from tests.support import sweeps
+from tests.support.function_checks import SEEDS   # the seeds the reference must pass under, as there
 
-# Seeds the reference must pass under here: the first in the inner loop (`-m "not slow"`) and in every run
-# of CI, each other (check, seed) on its day of the week (tests/support/sweeps.py); benchmarks/ runs many more.
-SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
 # Checks of the student's functions; the checks of plots and printouts (which read what a cell drew)
 # are proven by tests/grading/test_checks_plots.py.
 FUNCTION_CHECKS = sorted(name for name in grading.CHECKS if not name.startswith(("plot_", "show_")))

@@ -8,7 +8,8 @@ from maskdiff_solutions import grading
 from tests.mutants import Mutant
 from tests.support import sweeps
 
-# the first in the inner loop (`-m "not slow"`) and every run of CI, the others by day, as in test_checks.py
+# The seeds the reference must pass under (here and in test_checks.py): the first in the inner loop (`-m "not slow"`)
+# and every run of CI, each other (check, seed) on its day of the week (tests/support/sweeps.py); benchmarks/ runs many more.
 SEEDS = [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 31337, 20261130))]
 
 
