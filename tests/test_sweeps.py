@@ -60,3 +60,15 @@ def test_the_real_sweeps_spread_their_cases_over_the_week():
     for sweep, names in sweeps_names.items():
         days = [sum(sweeps.turn(name) == day for name in names) for day in range(sweeps.DAYS)]
         assert max(days) <= 2 * len(names) / sweeps.DAYS, (sweep, days)
+
+
+def test_the_costly_cases_of_small_sweeps_take_a_day_each():
+    """The carried cells stubbed beyond each notebook's first, and the release's stubs run as a student beyond
+    notebook 01's: each on a day of its own, and no day takes both sweeps' case of one notebook."""
+    from tests.grading.test_carried_drawings import OTHERS
+    from tests.course.term.test_release import NOTEBOOKS, release_day
+    carried_days = [i % sweeps.DAYS for i in range(len(OTHERS))]
+    assert len(set(carried_days)) == len(OTHERS) <= sweeps.DAYS
+    release_days = [release_day(name) % sweeps.DAYS for name in NOTEBOOKS[1:]]
+    assert len(set(release_days)) == len(release_days)
+    assert all(release_day(name) % sweeps.DAYS != i % sweeps.DAYS for i, name in enumerate(NOTEBOOKS) if i)

@@ -14,11 +14,17 @@ from maskdiff_solutions.course.intake import notebooks
 from maskdiff_solutions.course.records import nbgrader_apps
 from maskdiff_solutions.course.intake import notebooks as nbtools
 from maskdiff_solutions.course.layout import Course
-from tests.support import as_student
+from tests.support import as_student, sweeps
 
 pytestmark = pytest.mark.course
 NOTEBOOKS = sorted(p.name for p in (Path(__file__).resolve().parents[3] / "source" / "maskdiff")
                    .glob("*.ipynb"))
+
+
+def release_day(name):
+    """The day of the week the release's stubs of `name` run as a student's (test_notebooks.py runs its source on
+    day NOTEBOOKS.index(name))."""
+    return NOTEBOOKS.index(name) + 3
 
 
 def source(course, name):
@@ -29,7 +35,13 @@ def source(course, name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_release_stubs_fail_every_test(course, name, tmp_path):
     """The release run as a student runs it (tests/support/as_student.py): every visible check fails
-    on the stubs, and the last cell's hand-in check lists everything still to do, row by row."""
+    on the stubs, and the last cell's hand-in check lists everything still to do, row by row.
+
+    A sweep (tests/support/sweeps.py): notebook 01 every run of CI, each other on a day of its own (about
+    12 s each in CI), three days after test_notebooks.py runs its source, so that one day does not take both.
+    Marks never hang on it: in every run the graded batch's untouched student hands in every notebook's release
+    and gets nothing (tests/support/cases.py, tests/course/run/test_grade.py); this is the student's view."""
+    sweeps.take_turn(name, name == NOTEBOOKS[0], day=release_day(name))
     ran = as_student.run(nbtools.read(course.release_dir / name), tmp_path / "release", name, allow_errors=True)
     # A plot's test cell has no visible assert (the figure is gone by then on Colab): its hidden check
     # fails on the stub instead (tests/grading/test_checks_plots.py).
