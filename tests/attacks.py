@@ -2,9 +2,10 @@
 
 Each attack is notebook 01 with the attack's cells put in after the set-up cell, plus files handed in
 beside it. The notebook is either the release as handed out (`base="untouched"`, honest score 0) or
-a cheater's (`base="cheater"`): the reference with a ForwardMaskFast that passes every visible test
-but not the hidden law (honest score 7 of 9), so that an attack on the hidden tests has marks to
-steal. tests/course/sandbox/test_red_team.py grades every attack in one batch
+a cheater's (`base="cheater"`): MakeSchedule and its plot solved, a ForwardMaskFast that passes every
+visible test but not the hidden law, and the rest left as the release's stubs (honest score 5 of 16), so
+that an attack on the hidden tests has marks to steal, and the notebook's costly checks and drawings
+(ForwardMask's laws and the three drawings after it, about 6 s of each notebook under CI's load) fail at once. tests/course/sandbox/test_red_team.py grades every attack in one batch
 through the CLI, beside honest students, and checks that no attack steals a mark, touches another
 student, the course or the gradebook, outlives the batch, reaches the network, or leaks the hidden
 tests, the solutions or the grader's secrets into feedback.
@@ -79,8 +80,13 @@ def _test_points(grade_ids=None):
 
 
 FULL = _test_points()   # the honest reference's autograded marks
-# The cheater loses ForwardMaskFast's law only: its histogram plot shows its own (wrong) law faithfully.
-HONEST = {"untouched": 0.0, "cheater": FULL - _test_points({"test_ForwardMaskFast_law"})}
+# The cheater's notebook: the release, with MakeSchedule and its plot solved as the reference solves them and
+# ForwardMaskFast the cheater's; every other cell is the release's stub, which raises at once (a traceback
+# through a stub shows the release's lines, never a solution's). It keeps MakeSchedule's tests and plot and
+# the visible rules of its ForwardMaskFast; its law fails, as does everything left as the stub.
+CHEATER_SOLVED = {"MakeSchedule", "plot_schedule"}
+CHEATER_KEEPS = {"test_MakeSchedule", "test_plot_schedule", "test_ForwardMaskFast_basics"}
+HONEST = {"untouched": 0.0, "cheater": _test_points(CHEATER_KEEPS)}
 # What a script in a page would do if it ran; never anywhere a browser acts on it.
 PWNED = "PWNED"
 ACTIVE_OUTPUTS = (
@@ -510,9 +516,13 @@ def build(course, collected, fill, attacks=ATTACKS, everyone=True):
     files and the links to the course; `fill` gives {port}, {secret_file}, {secret_env}, {course} (and
     {other_workspace}, {other_tmp}) for the attacks' code and links."""
     def base(kind):
+        nb = notebooks.read(course.release_dir / NB)
         if kind == "untouched":
-            return notebooks.read(course.release_dir / NB)
-        nb = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
+            return nb
+        answers = solved(notebooks.read(course.source_dir / NB), notebooks.read(course.release_dir / NB))
+        for cell in answers.cells:
+            if notebooks.grade_id(cell) in CHEATER_SOLVED:
+                with_answer(nb, notebooks.grade_id(cell), cell.source)
         return with_answer(nb, CHEATER[0], CHEATER[1])
 
     def filled(text):
