@@ -5,8 +5,9 @@ beside it. The notebook is either the release as handed out (`base="untouched"`,
 a cheater's (`base="cheater"`): MakeSchedule and its plot solved, a ForwardMaskFast that passes every
 visible test but not the hidden law, and the rest left as the release's stubs (honest score 5 of 16), so
 that an attack on the hidden tests has marks to steal, and the notebook's costly checks and drawings
-(ForwardMask's laws and the three drawings after it, about 6 s of each notebook under CI's load) fail at once. tests/course/sandbox/test_red_team.py grades every attack in one batch
-through the CLI, beside honest students, and checks that no attack steals a mark, touches another
+(ForwardMask's laws and the three drawings after it, about 6 s of each notebook under CI's load) fail at
+once. tests/course/sandbox/test_red_team.py grades every attack in one batch through the CLI, beside
+honest students, and checks that no attack steals a mark, touches another
 student, the course or the gradebook, outlives the batch, reaches the network, or leaks the hidden
 tests, the solutions or the grader's secrets into feedback.
 

@@ -65,10 +65,11 @@ def test_the_real_sweeps_spread_their_cases_over_the_week():
 def test_the_costly_cases_of_small_sweeps_take_a_day_each():
     """The carried cells stubbed beyond each notebook's first, and the release's stubs run as a student beyond
     notebook 01's: each on a day of its own, and no day takes both sweeps' case of one notebook."""
-    from tests.grading.test_carried_drawings import OTHERS
+    from tests.grading.test_carried_drawings import EVERY_RUN, OTHERS, carried_day, variants
     from tests.course.term.test_release import NOTEBOOKS, release_day
-    carried_days = [i % sweeps.DAYS for i in range(len(OTHERS))]
-    assert len(set(carried_days)) == len(OTHERS) <= sweeps.DAYS
+    assert {notebook for notebook, _ in EVERY_RUN} == {notebook for notebook, _ in variants()}
+    carried_days = [carried_day(variant) % sweeps.DAYS for variant in OTHERS]
+    assert len(set(carried_days)) == len(carried_days), "more carried cells than days: two share a day"
     release_days = [release_day(name) % sweeps.DAYS for name in NOTEBOOKS[1:]]
     assert len(set(release_days)) == len(release_days)
     assert all(release_day(name) % sweeps.DAYS != i % sweeps.DAYS for i, name in enumerate(NOTEBOOKS) if i)

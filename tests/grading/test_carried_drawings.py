@@ -73,12 +73,16 @@ EVERY_RUN = sweeps.representatives(variants(), lambda variant: variant[0])
 OTHERS = [variant for variant in variants() if variant not in EVERY_RUN]
 
 
+def carried_day(variant):
+    """The day of a variant that is no representative (None for a representative)."""
+    return OTHERS.index(variant) if variant in OTHERS else None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook,carried", variants())
 def test_a_stubbed_carried_cell_costs_only_its_direct_callers(notebook, carried, monkeypatch):
     variant = (notebook, carried)
-    sweeps.take_turn(f"{notebook}-{carried}", variant in EVERY_RUN,
-                     day=OTHERS.index(variant) if variant in OTHERS else None)
+    sweeps.take_turn(f"{notebook}-{carried}", variant in EVERY_RUN, day=carried_day(variant))
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     ns, lost = {"__name__": "__main__"}, {}
     book = cells.notebook_cells(notebook)
