@@ -323,6 +323,12 @@ def vector(value, what, length=None, dtype=torch.float64):
     return out
 
 
+def plain_tensor(value):
+    """A dense CPU tensor of torch's own class (all the wire hands the checker): safe to read as it is, without
+    the copy through numpy that subclasses, sparse and device tensors need."""
+    return type(value) is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu"
+
+
 def not_integers(value):
     """What value holds when it is not integers (a float tensor, an array of bools, a list with a
     float), or None: tensors and arrays of any integer dtype and lists of ints all count as integers.
@@ -347,11 +353,10 @@ def not_integers(value):
 def token_ids(value, what, length=None):
     """Student output that holds token ids -> 1-D long tensor. The ids must be integers (any integer
     dtype): a float tensor of the right values breaks indexing, Decode and embeddings."""
-    if (type(value) is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu"
-            and value.dim() == 1 and (length is None or value.numel() == length)
-            and not (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool)):
-        # what `vector` makes of a plain 1-D integer tensor (all the wire hands over), without its trip
-        # through numpy: checks read tens of thousands of sentences a notebook (notebook 01's laws, 15,500)
+    if plain_tensor(value) and value.dim() == 1 and (length is None or value.numel() == length) \
+            and not_integers(value) is None:
+        # what `vector` makes of a plain 1-D integer tensor, without its trip through numpy: checks read
+        # tens of thousands of sentences a notebook (notebook 01's laws, 15,500)
         return value.detach().to(torch.long)
     held = not_integers(value)
     expect(held is None, f"{what} should hold token ids as integers (torch.long or another integer "

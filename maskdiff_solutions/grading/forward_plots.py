@@ -11,7 +11,7 @@ from .. import stats
 from ..schedule import MakeSchedule as reference_schedule
 from ..toy import MASK, SCHRODINGER, Encode, VOCAB
 from . import plots
-from .core import ALPHA, Failure, check, expect
+from .core import ALPHA, Failure, check, expect, plain_tensor
 from .plots import runs_asked
 
 X_0 = Encode(SCHRODINGER)
@@ -233,8 +233,7 @@ def _fractions(outcomes, T):
                 or 0 in result[2]:
             return None
         xs = result[1]
-        if all(type(x) is torch.Tensor and x.layout == torch.strided and x.device.type == "cpu" for x in xs) \
-                and len({x.shape for x in xs}) == 1:   # plain tensors of one shape (all the wire hands over): at once
+        if all(plain_tensor(x) for x in xs) and len({x.shape for x in xs}) == 1:   # one shape: all at once
             masked = (torch.stack(list(xs)).reshape(len(xs), -1) == MASK).sum(dim=1).tolist()
         else:
             try:
