@@ -5,6 +5,7 @@ import pytest
 
 from maskdiff_solutions.course.layout import Course
 from tests.support import slow_list
+from tests.support.threads import threads_given_back, threads_given_back_by_module  # noqa: F401 - autouse guards
 
 ROOT = Path(__file__).resolve().parents[1]
 # --dist loadgroup that holds on every pytest (9.2 drops xdist's own groups): tests/support/xdist_groups.py
