@@ -923,6 +923,7 @@ def loop_calls(step, sigma_of, case, what):
         expect(torch.equal(call["x"], before), f"{what}: call {c} of step was handed {call['x'].tolist()}, not "
                                                f"the canvas the call before returned, {before.tolist()}: each "
                                                f"loop step starts where the last one ended")
+        # exact: the guessers answer one-hot rows of 0.0 and 1.0
         expect(torch.equal(torch.as_tensor(call["guess"]).float(), guess_of(case)(before)),
                f"{what}: call {c} of step was not handed the GuessX0 given to RemaskLoop")
         expect(call["mask"] == mask, f"{what}: call {c} of step was handed mask = {call['mask']!r}, not {mask}")

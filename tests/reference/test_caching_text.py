@@ -188,6 +188,8 @@ def test_with_one_call_a_block_the_prefix_sampler_is_sample_blocks(story_net, st
             counted, kept = caching.Counted(net), []
             row = caching.SampleBlocksPrefixCache(counted, prompt, G, b, G // b, stories.mask, pad, control, dual=dual,
                                                   kept=kept)
+            # bit for bit though the net is untrained (near ties) and float32: with one call a block every call
+            # is a refresh, net(x) on the whole row, as SampleBlocks' call, in this process on this thread count
             assert torch.equal(row, SampleBlocks(lambda x: net(x)[0], prompt, G, b, G // b, stories.mask, pad, control))
             assert counted.calls == len(kept) == G // b and counted.positions == G // b * (5 + G)
     kept = []
@@ -207,6 +209,8 @@ def test_one_block_of_24_is_notebook_5s_sampler(story_net, stories):
         prompt = stories.StoryTokens(words)
         blocks = SampleBlocks(model, prompt, G, G, steps, stories.mask, pad, [stories.unk])
         whole = sample(model, [prompt], [len(prompt) + G], steps, stories.mask, pad, [stories.unk])[0]
+        # bit for bit: one row of the prompt's length plus G, no padding, so both call the model on the same
+        # [1, len(prompt) + G] row and commit through the same candidate_distributions and reverse_update
         assert torch.equal(blocks, whole), words
 
 

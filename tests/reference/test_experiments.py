@@ -44,7 +44,7 @@ def test_the_given_guesser_keeps_each_canvas_once_and_hands_out_copies():
     canvas[2] = world.MASK
     first = world.GuessX0_two(canvas)
     first[0, 0] = 99.0
-    assert torch.equal(world.GuessX0_two(canvas), toy.GuessX0_two(canvas))
+    assert torch.equal(world.GuessX0_two(canvas), toy.GuessX0_two(canvas))   # a kept copy of the same function's answer
     kept = len(world.GUESSES)
     for odd in (torch.tensor([100, 1, 3, 4]), torch.tensor([0.5, 1.0, 3.0, 4.0]), torch.zeros(2, 4, dtype=torch.long)):
         try:

@@ -87,4 +87,6 @@ def test_given_denoiser_behaves_as_the_package():
     torch.manual_seed(0)
     theirs = training.TinyDenoiser(50, dim=32, heads=2, layers=2)
     x = torch.randint(50, (3, 9))
+    # bit for bit: the cell is the module's segment (the test above), so the same operations on the same
+    # weights and input, in this process on one thread count
     assert torch.equal(ours(x), theirs(x))
