@@ -1,6 +1,6 @@
 """Each test module alone, in a process of its own, at the torch thread counts asked (issue 61).
 
-    python -m tests.support.alone [--threads 1 2 4] [--jobs 2] [--slow] [MODULE ...]
+    python -m tests.support.alone [--threads 1,2,4] [--jobs 2] [--slow] [MODULE ...]
 
 CI runs the suite on two workers that run torch on one thread (tests/conftest.py), each module after
 others: a test that passes only because an earlier one set the thread count, or only on one thread, passes
@@ -25,8 +25,7 @@ COUNTS = re.compile(r"(\d+) (passed|failed|skipped|deselected|errors?|xfailed|xp
 
 
 def modules(named):
-    found = named or sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
-    return [str(m) for m in found]
+    return named or sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
 
 
 def run(module, threads, slow):
@@ -50,7 +49,8 @@ def run(module, threads, slow):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="test files (default: every tests/**/test_*.py)")
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--threads", type=lambda text: [int(n) for n in text.split(",")], default=[1, 2, 4],
+                        help="torch thread counts, comma-separated (default 1,2,4)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--slow", action="store_true", help="run the slow tests too")
     args = parser.parse_args(argv)
